@@ -1,0 +1,156 @@
+/*
+ * spool: a work-stealing thread pool for C, after rayon-core.
+ *
+ * Conventions
+ *  - Every function returning int returns 0 on success or a positive errno
+ *    value, as pthreads does.  Nothing sets errno.
+ *  - A zeroed spool_config_t, or a NULL config, means "all defaults".
+ *  - "Worker" below means a thread owned by a spool pool; "outside" means any
+ *    other thread (main, threads of your own, workers of another pool are
+ *    "outside" a pool they do not belong to).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SPOOL_H
+#define SPOOL_H
+
+#include <stddef.h>
+
+#define SPOOL_VERSION_MAJOR 0
+#define SPOOL_VERSION_MINOR 1
+#define SPOOL_VERSION_PATCH 0
+
+#if defined(SPOOL_STATIC)
+#define SPOOL_API
+#elif defined(SPOOL_BUILDING) && defined(__GNUC__)
+#define SPOOL_API __attribute__((visibility("default")))
+#else
+#define SPOOL_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A pool of worker threads.  Opaque. */
+typedef struct spool_pool spool_pool_t;
+/* A scope: a group of spawned jobs waited for together.  Opaque. */
+typedef struct spool_scope spool_scope_t;
+
+typedef void (*spool_fn)(void *arg);
+typedef void (*spool_scope_fn)(spool_scope_t *scope, void *arg);
+
+typedef struct spool_config {
+    /* 0: the SPOOL_NUM_THREADS environment variable if it is a positive
+     * integer, else the number of online CPUs. */
+    unsigned num_threads;
+    /* Stack size of each worker in bytes; 0: the system default. */
+    size_t stack_size;
+    /* NULL: "spool".  Workers are named "<name>-<index>" (truncated to the
+     * 15 characters Linux keeps). */
+    const char *thread_name;
+    /* Called on each worker as it starts / right before it exits, with
+     * handler_ctx and the worker's index.  Either may be NULL. */
+    void (*start_handler)(void *ctx, unsigned index);
+    void (*exit_handler)(void *ctx, unsigned index);
+    void *handler_ctx;
+} spool_config_t;
+
+/* The most worker threads one pool can have (the width of the packed sleep
+ * counters). */
+#define SPOOL_MAX_THREADS 0xFFFFu
+
+/*
+ * spool_pool_create: starts a pool of worker threads.
+ * Threads: any.
+ * Returns 0 and stores the pool in *out; EINVAL if out is NULL or
+ * num_threads exceeds SPOOL_MAX_THREADS; EAGAIN, ENOMEM or EINVAL (the
+ * error pthread_create or malloc gave, e.g. for an impossible stack_size)
+ * when a thread or memory cannot be had.  On error nothing is left behind:
+ * every thread already started has run its exit handler and been joined.
+ */
+SPOOL_API int spool_pool_create(const spool_config_t *config, spool_pool_t **out);
+
+/*
+ * spool_pool_destroy: waits until every job in the pool has finished
+ * (installs in progress, and jobs they spawned), stops and joins every
+ * worker (exit handlers run), and frees the pool.
+ * Threads: any thread except the pool's own workers.
+ * Returns 0; EINVAL if pool is NULL; EDEADLK if called on one of the pool's
+ * own workers (then nothing is done).
+ */
+SPOOL_API int spool_pool_destroy(spool_pool_t *pool);
+
+/*
+ * spool_pool_install: runs fn(arg) on a worker of pool and returns when it
+ * has finished.  On a worker of the same pool fn runs inline.  On a worker
+ * of another pool, that worker keeps running its own pool's jobs while it
+ * waits, so pools installing into each other do not deadlock.
+ * Threads: any.
+ * Returns 0; EINVAL if pool or fn is NULL; ECANCELED if pool is being
+ * destroyed (fn is not run).
+ */
+SPOOL_API int spool_pool_install(spool_pool_t *pool, spool_fn fn, void *arg);
+
+/*
+ * spool_pool_num_threads: the number of workers of pool (0 for NULL).
+ * Threads: any.
+ */
+SPOOL_API unsigned spool_pool_num_threads(const spool_pool_t *pool);
+
+/*
+ * spool_global_init: configures the global pool (used by spool_join and the
+ * other free functions outside any pool) and starts it.
+ * Threads: any; only before the global pool's first use.
+ * Returns 0; EALREADY if the global pool was already started (by an earlier
+ * call or by first use); otherwise the errors of spool_pool_create.
+ */
+SPOOL_API int spool_global_init(const spool_config_t *config);
+
+/*
+ * spool_join: runs a(arg_a) and b(arg_b), potentially in parallel, and
+ * returns when both have finished.  On a worker, b is offered to thieves and
+ * a runs on the caller; while waiting for a stolen b the caller runs other
+ * jobs.  Outside any pool the pair runs in the global pool (started on first
+ * use) while the caller blocks; if the global pool cannot be started, both
+ * run on the caller, a first.
+ * Threads: any.
+ * A NULL a or b is a programming error: spool_join prints one line naming
+ * itself to stderr and aborts.
+ */
+SPOOL_API void spool_join(spool_fn a, void *arg_a, spool_fn b, void *arg_b);
+
+/*
+ * spool_current_thread_index: the calling worker's index in its pool
+ * (0 .. num_threads-1), or -1 on a thread outside any pool.
+ * Threads: any.
+ */
+SPOOL_API int spool_current_thread_index(void);
+
+/*
+ * spool_current_num_threads: the number of workers of the calling worker's
+ * pool; outside any pool, of the global pool (started if need be; 1 if it
+ * cannot be started).
+ * Threads: any.
+ */
+SPOOL_API unsigned spool_current_num_threads(void);
+
+/*
+ * spool_version: SPOOL_VERSION_MAJOR * 10000 + MINOR * 100 + PATCH of the
+ * library actually linked.
+ * Threads: any.
+ */
+SPOOL_API unsigned spool_version(void);
+
+/*
+ * spool_strerror: a short static description of an error code returned by
+ * spool (any errno value works; unknown ones give "unknown error").
+ * Threads: any.
+ */
+SPOOL_API const char *spool_strerror(int err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPOOL_H */

@@ -1,0 +1,58 @@
+/* Chase-Lev deque: the slow paths (see deque.h for the protocol). */
+#include "deque.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#define SPOOL__DEQUE_INITIAL_CAPACITY 256
+
+static spool__deque_buf_t *buf_new(int64_t capacity)
+{
+    spool__deque_buf_t *buf =
+        malloc(sizeof *buf + (size_t)capacity * sizeof(_Atomic(spool__job_t *)));
+    if (buf == NULL)
+        return NULL;
+    buf->mask = capacity - 1;
+    buf->retired_next = NULL;
+    return buf;
+}
+
+int spool__deque_init(spool__deque_t *d)
+{
+    spool__deque_buf_t *buf = buf_new(SPOOL__DEQUE_INITIAL_CAPACITY);
+    if (buf == NULL)
+        return ENOMEM;
+    atomic_init(&d->top, 0);
+    atomic_init(&d->bottom, 0);
+    atomic_init(&d->buf, buf);
+    d->retired = NULL;
+    return 0;
+}
+
+void spool__deque_destroy(spool__deque_t *d)
+{
+    free(atomic_load_explicit(&d->buf, memory_order_relaxed));
+    while (d->retired != NULL) {
+        spool__deque_buf_t *next = d->retired->retired_next;
+        free(d->retired);
+        d->retired = next;
+    }
+}
+
+spool__deque_buf_t *spool__deque_grow(spool__deque_t *d, int64_t top, int64_t bottom)
+{
+    spool__deque_buf_t *old = atomic_load_explicit(&d->buf, memory_order_relaxed);
+    spool__deque_buf_t *buf = buf_new(2 * (old->mask + 1));
+    if (buf == NULL)
+        return NULL;
+    for (int64_t i = top; i < bottom; i++) {
+        spool__job_t *job = atomic_load_explicit(&old->slots[i & old->mask], memory_order_relaxed);
+        atomic_store_explicit(&buf->slots[i & buf->mask], job, memory_order_relaxed);
+    }
+    /* Release pairs with the acquire load of buf in spool__deque_steal: a
+     * thief that sees the new buffer sees the copied slots. */
+    atomic_store_explicit(&d->buf, buf, memory_order_release);
+    old->retired_next = d->retired;
+    d->retired = old;
+    return buf;
+}

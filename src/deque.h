@@ -1,0 +1,137 @@
+/*
+ * Internal: Chase-Lev work-stealing deque (one per worker).
+ *
+ * The owner pushes and pops at the bottom; thieves steal at the top.  Memory
+ * orders follow Le, Pop, Cohen and Zappa Nardelli, "Correct and Efficient
+ * Work-Stealing for Weak Memory Models" (PPoPP 2013), with two changes:
+ *  - every store to bottom is a release store (the paper uses a release
+ *    fence before the store in push), so a thief that reads any value of
+ *    bottom synchronizes with the owner's latest operation;
+ *  - push reloads the buffer after growing it (the bug CDSChecker found).
+ * Indices are signed 64-bit and never wrap in practice.  A grown-out buffer
+ * may still be read by a thief that loaded it before the switch, so retired
+ * buffers are kept on a list and freed with the deque (their total is below
+ * the size of the live buffer).
+ */
+#ifndef SPOOL_DEQUE_H
+#define SPOOL_DEQUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "atomics.h"
+#include "job.h"
+
+typedef struct spool__deque_buf spool__deque_buf_t;
+struct spool__deque_buf {
+    int64_t mask; /* capacity - 1; capacity is a power of two */
+    spool__deque_buf_t *retired_next;
+    _Atomic(spool__job_t *) slots[];
+};
+
+typedef struct spool__deque {
+    /* Thieves' word on its own line; the owner's words on the next. */
+    SPOOL__ALIGNED atomic_int_least64_t top;
+    SPOOL__ALIGNED atomic_int_least64_t bottom;
+    _Atomic(spool__deque_buf_t *) buf;
+    spool__deque_buf_t *retired; /* owner only */
+} spool__deque_t;
+
+typedef enum {
+    SPOOL__STEAL_EMPTY,
+    SPOOL__STEAL_SUCCESS,
+    SPOOL__STEAL_RETRY /* lost a race; the deque may still hold work */
+} spool__steal_t;
+
+/* Returns 0 or ENOMEM. */
+int spool__deque_init(spool__deque_t *d);
+void spool__deque_destroy(spool__deque_t *d);
+/* Owner only: doubles the buffer.  Returns the new one, NULL if out of memory. */
+spool__deque_buf_t *spool__deque_grow(spool__deque_t *d, int64_t top, int64_t bottom);
+
+/*
+ * Owner only.  Returns false (nothing pushed) if the buffer was full and
+ * could not grow.  *was_empty tells whether the deque held no job before.
+ */
+static inline bool spool__deque_push(spool__deque_t *d, spool__job_t *job, bool *was_empty)
+{
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    /* Acquire pairs with the thieves' CAS on top in spool__deque_steal: a
+     * slot below top was read by its thief before we overwrite it. */
+    int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
+    spool__deque_buf_t *buf = atomic_load_explicit(&d->buf, memory_order_relaxed);
+    if (SPOOL__UNLIKELY(b - t > buf->mask)) {
+        buf = spool__deque_grow(d, t, b);
+        if (buf == NULL)
+            return false;
+    }
+    atomic_store_explicit(&buf->slots[b & buf->mask], job, memory_order_relaxed);
+    /* Release pairs with the acquire load of bottom in spool__deque_steal:
+     * a thief that sees the new bottom sees the slot and the job's fields. */
+    atomic_store_explicit(&d->bottom, b + 1, memory_order_release);
+    *was_empty = b <= t;
+    return true;
+}
+
+/* Owner only.  The most recently pushed job, or NULL. */
+static inline spool__job_t *spool__deque_pop(spool__deque_t *d)
+{
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed) - 1;
+    spool__deque_buf_t *buf = atomic_load_explicit(&d->buf, memory_order_relaxed);
+    /* Release: see spool__deque_push (a thief reading this value of bottom
+     * synchronizes with this owner's earlier pushes). */
+    atomic_store_explicit(&d->bottom, b, memory_order_release);
+    /* Pairs with the fence in spool__deque_steal: either the thief sees the
+     * decremented bottom, or we see its incremented top. */
+    spool__fence_seq_cst();
+    int64_t t = atomic_load_explicit(&d->top, memory_order_relaxed);
+    if (t > b) {
+        /* Empty: restore.  Release as above. */
+        atomic_store_explicit(&d->bottom, b + 1, memory_order_release);
+        return NULL;
+    }
+    spool__job_t *job = atomic_load_explicit(&buf->slots[b & buf->mask], memory_order_relaxed);
+    if (t == b) {
+        /* Last job: race the thieves for it on top.  Seq-cst pairs with the
+         * thieves' CAS on top (one of us wins). */
+        if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst,
+                                                     memory_order_relaxed))
+            job = NULL;
+        atomic_store_explicit(&d->bottom, b + 1, memory_order_release);
+    }
+    return job;
+}
+
+/* Any thread.  Takes the oldest job into *out. */
+static inline spool__steal_t spool__deque_steal(spool__deque_t *d, spool__job_t **out)
+{
+    /* Acquire pairs with the CAS on top by other thieves and the owner. */
+    int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
+    /* Pairs with the fence in spool__deque_pop. */
+    spool__fence_seq_cst();
+    /* Acquire pairs with the release stores of bottom by the owner. */
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_acquire);
+    if (t >= b)
+        return SPOOL__STEAL_EMPTY;
+    /* Acquire pairs with the release store of buf in spool__deque_grow. */
+    spool__deque_buf_t *buf = atomic_load_explicit(&d->buf, memory_order_acquire);
+    spool__job_t *job = atomic_load_explicit(&buf->slots[t & buf->mask], memory_order_relaxed);
+    /* Seq-cst pairs with the owner's CAS in pop and the other thieves'; its
+     * release half pairs with the acquire load of top in push. */
+    if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst,
+                                                 memory_order_relaxed))
+        return SPOOL__STEAL_RETRY;
+    *out = job;
+    return SPOOL__STEAL_SUCCESS;
+}
+
+/* Any thread; a snapshot that may be stale by the time it returns. */
+static inline int64_t spool__deque_len(spool__deque_t *d)
+{
+    int64_t t = atomic_load_explicit(&d->top, memory_order_relaxed);
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    return b > t ? b - t : 0;
+}
+
+#endif

@@ -1,0 +1,22 @@
+/* Internal: the job, the unit that deques and the injector carry. */
+#ifndef SPOOL_JOB_H
+#define SPOOL_JOB_H
+
+/*
+ * A job is intrusive: callers embed spool__job_t as the first member of their
+ * own struct (on their stack for join, in a recycled block for spawns) and
+ * queues carry only the pointer.  execute() receives that pointer back and
+ * owns the job from then on: once it has signalled completion the memory may
+ * vanish, so execute must not touch the job afterwards.
+ */
+typedef struct spool__job spool__job_t;
+struct spool__job {
+    void (*execute)(spool__job_t *job);
+};
+
+static inline void spool__job_execute(spool__job_t *job)
+{
+    job->execute(job);
+}
+
+#endif

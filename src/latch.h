@@ -1,0 +1,132 @@
+/*
+ * Internal: latches, one-shot signals that each have one owner thread.
+ *
+ * The core latch is seed 000's Appendix A: UNSET -> SLEEPY -> SLEEPING are
+ * moved by the owner alone (under its sleep mutex for the second step), and
+ * SET by anyone with one exchange.  Only a setter that replaces SLEEPING
+ * wakes the owner, and it wakes the owner alone.  See sleep.md.
+ */
+#ifndef SPOOL_LATCH_H
+#define SPOOL_LATCH_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "atomics.h"
+
+struct spool_pool;
+struct spool__worker;
+
+enum {
+    SPOOL__LATCH_UNSET = 0,
+    SPOOL__LATCH_SLEEPY = 1,
+    SPOOL__LATCH_SLEEPING = 2,
+    SPOOL__LATCH_SET = 3
+};
+
+typedef struct spool__core_latch {
+    atomic_int state;
+} spool__core_latch_t;
+
+static inline void spool__core_latch_init(spool__core_latch_t *l)
+{
+    atomic_init(&l->state, SPOOL__LATCH_UNSET);
+}
+
+/* Owner: has the latch been set?  A true answer makes visible everything the
+ * setter did before setting. */
+static inline bool spool__core_latch_probe(spool__core_latch_t *l)
+{
+    /* Acquire pairs with the acq_rel exchange in spool__core_latch_set. */
+    return atomic_load_explicit(&l->state, memory_order_acquire) == SPOOL__LATCH_SET;
+}
+
+/* Owner, about to sleep: UNSET -> SLEEPY.  False if the latch is set.
+ * Relaxed: a later SET is ordered after this in the latch's modification
+ * order, which is all the protocol needs. */
+static inline bool spool__core_latch_get_sleepy(spool__core_latch_t *l)
+{
+    int expected = SPOOL__LATCH_UNSET;
+    return atomic_compare_exchange_strong_explicit(&l->state, &expected, SPOOL__LATCH_SLEEPY,
+                                                   memory_order_relaxed, memory_order_relaxed);
+}
+
+/* Owner, holding its sleep mutex: SLEEPY -> SLEEPING.  False if set. */
+static inline bool spool__core_latch_fall_asleep(spool__core_latch_t *l)
+{
+    int expected = SPOOL__LATCH_SLEEPY;
+    return atomic_compare_exchange_strong_explicit(&l->state, &expected, SPOOL__LATCH_SLEEPING,
+                                                   memory_order_relaxed, memory_order_relaxed);
+}
+
+/* Owner, after sleeping or giving up on it: SLEEPING -> UNSET unless set. */
+static inline void spool__core_latch_wake_up(spool__core_latch_t *l)
+{
+    int expected = SPOOL__LATCH_SLEEPING;
+    atomic_compare_exchange_strong_explicit(&l->state, &expected, SPOOL__LATCH_UNSET,
+                                            memory_order_relaxed, memory_order_relaxed);
+}
+
+/* Anyone: sets the latch.  True if the owner was SLEEPING and must be woken.
+ * The caller must not touch the latch afterwards: the owner may be gone. */
+static inline bool spool__core_latch_set(spool__core_latch_t *l)
+{
+    /* Release pairs with the acquire in spool__core_latch_probe; acquire
+     * orders the wake-up after the owner's SLEEPING. */
+    return atomic_exchange_explicit(&l->state, SPOOL__LATCH_SET, memory_order_acq_rel) ==
+           SPOOL__LATCH_SLEEPING;
+}
+
+/* A core latch owned by a worker, e.g. the latch of join's second half.
+ * cross: the setter may run in another pool, which must keep the owner's
+ * pool alive until the wake-up is done (the owner may return, and its pool be
+ * destroyed, as soon as the latch is set). */
+typedef struct spool__spin_latch {
+    spool__core_latch_t core;
+    struct spool_pool *registry;
+    unsigned target;
+    bool cross;
+} spool__spin_latch_t;
+
+void spool__spin_latch_init(spool__spin_latch_t *l, struct spool__worker *owner, bool cross);
+void spool__spin_latch_set(spool__spin_latch_t *l);
+
+/* A latch for threads outside any pool: they block on a condvar. */
+typedef struct spool__lock_latch {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool is_set;
+} spool__lock_latch_t;
+
+int spool__lock_latch_init(spool__lock_latch_t *l);
+void spool__lock_latch_destroy(spool__lock_latch_t *l);
+void spool__lock_latch_set(spool__lock_latch_t *l);
+void spool__lock_latch_wait(spool__lock_latch_t *l);
+
+/*
+ * A counter that sets its latch when it drops to zero (scopes).  It starts
+ * at 1 for the owner.  The latch is a core latch of a worker (owner != NULL
+ * at init) or, for an owner outside any pool, a lock latch.
+ */
+typedef struct spool__count_latch {
+    atomic_size_t counter;
+    spool__spin_latch_t spin; /* used when owned by a worker */
+    spool__lock_latch_t lock; /* used otherwise */
+    bool blocking;
+} spool__count_latch_t;
+
+int spool__count_latch_init(spool__count_latch_t *l, struct spool__worker *owner);
+void spool__count_latch_destroy(spool__count_latch_t *l);
+static inline void spool__count_latch_increment(spool__count_latch_t *l)
+{
+    /* Relaxed: the incrementer holds a count already, so zero cannot be
+     * reached concurrently. */
+    atomic_fetch_add_explicit(&l->counter, 1, memory_order_relaxed);
+}
+void spool__count_latch_set(spool__count_latch_t *l);
+/* Owner: drops its own count and waits until the counter reaches zero,
+ * running other jobs meanwhile if the owner is a worker. */
+void spool__count_latch_wait(spool__count_latch_t *l, struct spool__worker *owner);
+
+#endif

@@ -1,0 +1,458 @@
+/* The registry: pool creation and destruction, the workers' main loop,
+ * stealing, injection from outside, and the global pool. */
+#define _GNU_SOURCE /* pthread_setname_np */
+#include "registry.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_hooks.h"
+
+_Thread_local spool__worker_t *spool__tls_worker;
+
+static void *aligned_zalloc(size_t size)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, SPOOL__CACHE_LINE, size) != 0)
+        return NULL;
+    memset(p, 0, size);
+    return p;
+}
+
+/* ---- finding work ------------------------------------------------------ */
+
+static uint64_t next_random(spool__worker_t *w)
+{
+    uint64_t x = w->rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    w->rng = x;
+    return x;
+}
+
+/* Steal from the others, starting at a random victim and sweeping all;
+ * another sweep if any steal lost a race. */
+static spool__job_t *steal(spool__worker_t *w)
+{
+    spool_pool_t *reg = w->registry;
+    unsigned n = reg->num_threads;
+    if (n <= 1)
+        return NULL;
+    unsigned start = (unsigned)(next_random(w) % n);
+    for (;;) {
+        bool retry = false;
+        for (unsigned i = 0; i < n; i++) {
+            unsigned victim = start + i < n ? start + i : start + i - n;
+            if (victim == w->index)
+                continue;
+            spool__job_t *job;
+            switch (spool__deque_steal(&reg->workers[victim].deque, &job)) {
+            case SPOOL__STEAL_SUCCESS:
+                return job;
+            case SPOOL__STEAL_RETRY:
+                retry = true;
+                break;
+            case SPOOL__STEAL_EMPTY:
+                break;
+            }
+        }
+        if (!retry)
+            return NULL;
+    }
+}
+
+static spool__job_t *find_work(spool__worker_t *w)
+{
+    spool__job_t *job = spool__deque_pop(&w->deque);
+    if (job == NULL)
+        job = steal(w);
+    if (job == NULL)
+        job = spool__injector_pop(&w->registry->injector);
+    return job;
+}
+
+void spool__worker_wait_until_cold(spool__worker_t *w, spool__core_latch_t *latch)
+{
+    spool__sleep_t *sleep = &w->registry->sleep;
+    spool__idle_state_t idle;
+    spool__sleep_start_looking(sleep, w->index, &idle);
+    while (!spool__core_latch_probe(latch)) {
+        spool__job_t *job = find_work(w);
+        if (job != NULL) {
+            spool__sleep_work_found(sleep);
+            spool__job_execute(job);
+            spool__sleep_start_looking(sleep, w->index, &idle);
+        } else {
+            spool__sleep_no_work_found(sleep, &idle, latch, &w->registry->injector);
+        }
+    }
+    /* Whatever the caller was doing before it waited is work found. */
+    spool__sleep_work_found(sleep);
+}
+
+/* ---- workers ----------------------------------------------------------- */
+
+static void *worker_main(void *arg)
+{
+    spool__worker_t *w = arg;
+    spool_pool_t *reg = w->registry;
+    spool__tls_worker = w;
+#ifdef __linux__
+    char name[32];
+    snprintf(name, sizeof name, "%s-%u", reg->thread_name, w->index);
+    name[15] = '\0'; /* Linux keeps 15 characters */
+    pthread_setname_np(pthread_self(), name);
+#endif
+    if (reg->start_handler != NULL)
+        reg->start_handler(reg->handler_ctx, w->index);
+    spool__worker_wait_until(w, &w->terminate);
+    if (reg->exit_handler != NULL)
+        reg->exit_handler(reg->handler_ctx, w->index);
+    spool__tls_worker = NULL;
+    return NULL;
+}
+
+/* Sets every worker's terminate latch; sleeping workers are woken. */
+static void terminate_workers(spool_pool_t *reg, unsigned count)
+{
+    for (unsigned i = 0; i < count; i++)
+        if (spool__core_latch_set(&reg->workers[i].terminate))
+            spool__sleep_notify_worker_latch_is_set(&reg->sleep, i);
+}
+
+static void join_workers(spool_pool_t *reg, unsigned count)
+{
+    for (unsigned i = 0; i < count; i++)
+        pthread_join(reg->workers[i].thread, NULL);
+}
+
+/* ---- lifecycle --------------------------------------------------------- */
+
+int spool__registry_add_work_external(spool_pool_t *reg)
+{
+    size_t old = atomic_load_explicit(&reg->lifecycle, memory_order_relaxed);
+    do {
+        if (old & SPOOL__DESTROYING)
+            return ECANCELED;
+        /* Relaxed: only the count matters, and RMWs on one word are totally
+         * ordered: either destroy's RMW sees our increment and waits for the
+         * job, or we see its DESTROYING bit. */
+    } while (!atomic_compare_exchange_weak_explicit(&reg->lifecycle, &old, old + 1,
+                                                    memory_order_relaxed, memory_order_relaxed));
+    return 0;
+}
+
+void spool__registry_work_done(spool_pool_t *reg)
+{
+    /* Acq_rel pairs with the other decrements and destroy's RMW, so that
+     * whoever sees zero has seen all the counted work finish. */
+    size_t old = atomic_fetch_sub_explicit(&reg->lifecycle, 1, memory_order_acq_rel);
+    if ((old & SPOOL__WORK_MASK) == 1)
+        terminate_workers(reg, reg->num_threads);
+}
+
+void spool__registry_ref(spool_pool_t *reg)
+{
+    /* Relaxed: the caller holds a reference already (the pool is alive). */
+    atomic_fetch_add_explicit(&reg->refs, 1, memory_order_relaxed);
+}
+
+static void registry_free(spool_pool_t *reg, unsigned num_deques)
+{
+    for (unsigned i = 0; i < num_deques; i++)
+        spool__deque_destroy(&reg->workers[i].deque);
+    free(reg->workers);
+    spool__injector_destroy(&reg->injector);
+    spool__sleep_destroy(&reg->sleep);
+    free(reg);
+}
+
+void spool__registry_unref(spool_pool_t *reg)
+{
+    /* Acq_rel: the last one out sees every other holder's use finished. */
+    if (atomic_fetch_sub_explicit(&reg->refs, 1, memory_order_acq_rel) == 1)
+        registry_free(reg, reg->num_threads);
+}
+
+/* ---- creation and destruction ------------------------------------------ */
+
+static int resolve_num_threads(const spool_config_t *config, unsigned *out)
+{
+    unsigned long n = config->num_threads;
+    if (n == 0) {
+        const char *env = getenv("SPOOL_NUM_THREADS");
+        if (env != NULL) {
+            char *end;
+            errno = 0;
+            unsigned long v = strtoul(env, &end, 10);
+            if (errno == 0 && end != env && *end == '\0' && env[0] != '-' && v > 0)
+                n = v;
+        }
+    }
+    if (n == 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        n = cpus > 0 ? (unsigned long)cpus : 1;
+    }
+    if (n > SPOOL_MAX_THREADS)
+        return EINVAL;
+    *out = (unsigned)n;
+    return 0;
+}
+
+static int registry_new(const spool_config_t *config, unsigned n, spool_pool_t **out)
+{
+    spool_pool_t *reg = aligned_zalloc(sizeof *reg);
+    if (reg == NULL)
+        return ENOMEM;
+    int err = spool__sleep_init(&reg->sleep, n);
+    if (err != 0) {
+        free(reg);
+        return err;
+    }
+    err = spool__injector_init(&reg->injector);
+    if (err != 0) {
+        spool__sleep_destroy(&reg->sleep);
+        free(reg);
+        return err;
+    }
+    reg->workers = aligned_zalloc(n * sizeof *reg->workers);
+    if (reg->workers == NULL) {
+        registry_free(reg, 0);
+        return ENOMEM;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        spool__worker_t *w = &reg->workers[i];
+        err = spool__deque_init(&w->deque);
+        if (err != 0) {
+            registry_free(reg, i);
+            return err;
+        }
+        w->registry = reg;
+        w->index = i;
+        w->rng = UINT64_C(0x9E3779B97F4A7C15) * (i + 1) | 1;
+        spool__core_latch_init(&w->terminate);
+    }
+    reg->num_threads = n;
+    atomic_init(&reg->lifecycle, 1);
+    atomic_init(&reg->refs, 1);
+    reg->stack_size = config->stack_size;
+    reg->start_handler = config->start_handler;
+    reg->exit_handler = config->exit_handler;
+    reg->handler_ctx = config->handler_ctx;
+    snprintf(reg->thread_name, sizeof reg->thread_name, "%s",
+             config->thread_name != NULL ? config->thread_name : "spool");
+    *out = reg;
+    return 0;
+}
+
+static int start_workers(spool_pool_t *reg)
+{
+    pthread_attr_t attr;
+    int err = pthread_attr_init(&attr);
+    if (err != 0)
+        return err;
+    if (reg->stack_size != 0)
+        err = pthread_attr_setstacksize(&attr, reg->stack_size);
+    unsigned started = 0;
+    while (err == 0 && started < reg->num_threads) {
+        err = spool__test_thread_create_error();
+        if (err == 0)
+            err = pthread_create(&reg->workers[started].thread, &attr, worker_main,
+                                 &reg->workers[started]);
+        if (err == 0)
+            started++;
+    }
+    pthread_attr_destroy(&attr);
+    if (err != 0) {
+        terminate_workers(reg, started);
+        join_workers(reg, started);
+    }
+    return err;
+}
+
+int spool_pool_create(const spool_config_t *config, spool_pool_t **out)
+{
+    static const spool_config_t defaults;
+    if (out == NULL)
+        return EINVAL;
+    if (config == NULL)
+        config = &defaults;
+    unsigned n;
+    int err = resolve_num_threads(config, &n);
+    if (err != 0)
+        return err;
+    spool_pool_t *reg;
+    err = registry_new(config, n, &reg);
+    if (err != 0)
+        return err;
+    err = start_workers(reg);
+    if (err != 0) {
+        registry_free(reg, n);
+        return err;
+    }
+    *out = reg;
+    return 0;
+}
+
+int spool_pool_destroy(spool_pool_t *pool)
+{
+    if (pool == NULL)
+        return EINVAL;
+    spool__worker_t *w = spool__current_worker();
+    if (w != NULL && w->registry == pool)
+        return EDEADLK;
+    /* Drop the handle's count and forbid outside submissions in one RMW.
+     * Acq_rel: as in spool__registry_work_done. */
+    size_t old = atomic_fetch_add_explicit(&pool->lifecycle, SPOOL__DESTROYING - 1,
+                                           memory_order_acq_rel);
+    if ((old & SPOOL__WORK_MASK) == 1)
+        terminate_workers(pool, pool->num_threads);
+    join_workers(pool, pool->num_threads);
+    spool__registry_unref(pool);
+    return 0;
+}
+
+unsigned spool_pool_num_threads(const spool_pool_t *pool)
+{
+    return pool != NULL ? pool->num_threads : 0;
+}
+
+/* ---- work from outside ------------------------------------------------- */
+
+int spool__registry_inject(spool_pool_t *reg, spool__job_t *job)
+{
+    bool was_empty;
+    int err = spool__injector_push(&reg->injector, job, &was_empty);
+    if (err == 0)
+        spool__sleep_new_injected_jobs(&reg->sleep, 1, was_empty);
+    return err;
+}
+
+typedef struct install_job {
+    spool__job_t base;
+    spool_fn fn;
+    void *arg;
+    spool_pool_t *registry;
+    spool__spin_latch_t *spin; /* the caller is a worker of another pool */
+    spool__lock_latch_t *lock; /* the caller is outside any pool */
+} install_job_t;
+
+static void install_job_execute(spool__job_t *job)
+{
+    install_job_t *j = (install_job_t *)job;
+    spool_pool_t *reg = j->registry; /* j dies once the latch is set */
+    j->fn(j->arg);
+    if (j->spin != NULL)
+        spool__spin_latch_set(j->spin);
+    else
+        spool__lock_latch_set(j->lock);
+    spool__registry_work_done(reg);
+}
+
+int spool__registry_in_worker(spool_pool_t *reg, spool_fn fn, void *arg)
+{
+    int err = spool__registry_add_work_external(reg);
+    if (err != 0)
+        return err;
+    install_job_t job = {
+        .base.execute = install_job_execute, .fn = fn, .arg = arg, .registry = reg};
+    spool__worker_t *w = spool__current_worker();
+    if (w != NULL) {
+        /* A worker of another pool keeps running its own pool's jobs while
+         * it waits: pools installing into each other cannot deadlock. */
+        spool__spin_latch_t latch;
+        spool__spin_latch_init(&latch, w, true);
+        job.spin = &latch;
+        err = spool__registry_inject(reg, &job.base);
+        if (err == 0)
+            spool__worker_wait_until(w, &latch.core);
+    } else {
+        spool__lock_latch_t latch;
+        err = spool__lock_latch_init(&latch);
+        if (err == 0) {
+            job.lock = &latch;
+            err = spool__registry_inject(reg, &job.base);
+            if (err == 0)
+                spool__lock_latch_wait(&latch);
+            spool__lock_latch_destroy(&latch);
+        }
+    }
+    if (err != 0)
+        spool__registry_work_done(reg);
+    return err;
+}
+
+int spool_pool_install(spool_pool_t *pool, spool_fn fn, void *arg)
+{
+    if (pool == NULL || fn == NULL)
+        return EINVAL;
+    spool__worker_t *w = spool__current_worker();
+    if (w != NULL && w->registry == pool) {
+        fn(arg);
+        return 0;
+    }
+    return spool__registry_in_worker(pool, fn, arg);
+}
+
+/* ---- the global pool --------------------------------------------------- */
+
+static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic(spool_pool_t *) global_pool;
+static bool global_failed; /* guarded by global_lock: first use could not start it */
+
+spool_pool_t *spool__global_registry(void)
+{
+    /* Acquire pairs with the release stores below: the pool is initialised. */
+    spool_pool_t *pool = atomic_load_explicit(&global_pool, memory_order_acquire);
+    if (SPOOL__LIKELY(pool != NULL))
+        return pool;
+    pthread_mutex_lock(&global_lock);
+    pool = atomic_load_explicit(&global_pool, memory_order_relaxed);
+    if (pool == NULL && !global_failed) {
+        if (spool_pool_create(NULL, &pool) == 0)
+            /* Release pairs with the acquire load above. */
+            atomic_store_explicit(&global_pool, pool, memory_order_release);
+        else
+            global_failed = true;
+    }
+    pthread_mutex_unlock(&global_lock);
+    return pool;
+}
+
+int spool_global_init(const spool_config_t *config)
+{
+    pthread_mutex_lock(&global_lock);
+    int err = EALREADY;
+    if (atomic_load_explicit(&global_pool, memory_order_relaxed) == NULL) {
+        spool_pool_t *pool;
+        err = spool_pool_create(config, &pool);
+        if (err == 0) {
+            /* Release pairs with the acquire load in spool__global_registry. */
+            atomic_store_explicit(&global_pool, pool, memory_order_release);
+            global_failed = false;
+        }
+    }
+    pthread_mutex_unlock(&global_lock);
+    return err;
+}
+
+int spool_current_thread_index(void)
+{
+    spool__worker_t *w = spool__current_worker();
+    return w != NULL ? (int)w->index : -1;
+}
+
+unsigned spool_current_num_threads(void)
+{
+    spool__worker_t *w = spool__current_worker();
+    if (w != NULL)
+        return w->registry->num_threads;
+    spool_pool_t *global = spool__global_registry();
+    return global != NULL ? global->num_threads : 1;
+}

@@ -1,0 +1,109 @@
+/*
+ * Internal: the registry (a pool), its workers and their main loop.
+ */
+#ifndef SPOOL_REGISTRY_H
+#define SPOOL_REGISTRY_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "spool.h"
+
+#include "atomics.h"
+#include "deque.h"
+#include "injector.h"
+#include "job.h"
+#include "latch.h"
+#include "sleep.h"
+
+typedef struct spool__worker {
+    spool__deque_t deque;
+    struct spool_pool *registry;
+    unsigned index;
+    uint64_t rng;                  /* xorshift state for victim choice */
+    spool__core_latch_t terminate; /* set when the pool stops */
+    pthread_t thread;
+} spool__worker_t;
+
+/*
+ * lifecycle: bit SPOOL__DESTROYING set once spool_pool_destroy began; the
+ * other bits count the reasons to keep running: 1 for the pool handle, plus
+ * one per job submitted from outside (install) or detached spawn not yet
+ * finished.  The workers stop when the count reaches zero.
+ */
+#define SPOOL__DESTROYING (((size_t)-1 >> 1) + 1)
+#define SPOOL__WORK_MASK (SPOOL__DESTROYING - 1)
+
+struct spool_pool {
+    spool__sleep_t sleep;
+    spool__injector_t injector;
+    spool__worker_t *workers;
+    unsigned num_threads;
+    SPOOL__ALIGNED atomic_size_t lifecycle;
+    /* References to this memory: the handle, plus cross-pool latch setters
+     * that are waking one of our workers. */
+    atomic_size_t refs;
+    size_t stack_size;
+    void (*start_handler)(void *ctx, unsigned index);
+    void (*exit_handler)(void *ctx, unsigned index);
+    void *handler_ctx;
+    char thread_name[16];
+};
+
+/* The worker running on this thread, NULL outside any pool. */
+extern _Thread_local spool__worker_t *spool__tls_worker;
+
+static inline spool__worker_t *spool__current_worker(void)
+{
+    return spool__tls_worker;
+}
+
+/* The global pool, started on first use; NULL if it cannot be started. */
+spool_pool_t *spool__global_registry(void);
+
+void spool__registry_ref(spool_pool_t *reg);
+void spool__registry_unref(spool_pool_t *reg);
+
+/* Counts one more job of the kinds lifecycle counts.  From outside the pool:
+ * 0, or ECANCELED once destroy has begun.  From the pool's own jobs the
+ * count is already positive, so the increment cannot fail. */
+int spool__registry_add_work_external(spool_pool_t *reg);
+static inline void spool__registry_add_work_internal(spool_pool_t *reg)
+{
+    /* Relaxed: the caller runs inside counted work, so the count cannot
+     * reach zero concurrently. */
+    atomic_fetch_add_explicit(&reg->lifecycle, 1, memory_order_relaxed);
+}
+/* One counted job has finished; the last one stops the workers. */
+void spool__registry_work_done(spool_pool_t *reg);
+
+/* Pushes job on the injector and wakes a worker if need be.  0 or ENOMEM. */
+int spool__registry_inject(spool_pool_t *reg, spool__job_t *job);
+
+/* Runs fn(arg) on a worker of reg and waits for it; the caller is not one of
+ * reg's workers.  0, or ECANCELED if reg is being destroyed. */
+int spool__registry_in_worker(spool_pool_t *reg, spool_fn fn, void *arg);
+
+/* Pushes job on w's own deque (w is the calling worker).  False if the deque
+ * could not grow. */
+static inline bool spool__worker_push(spool__worker_t *w, spool__job_t *job)
+{
+    bool was_empty;
+    if (!spool__deque_push(&w->deque, job, &was_empty))
+        return false;
+    spool__sleep_new_internal_jobs(&w->registry->sleep, 1, was_empty);
+    return true;
+}
+
+/* Runs jobs (own, stolen, injected) until latch is set; sleeps when there
+ * are none. */
+void spool__worker_wait_until_cold(spool__worker_t *w, spool__core_latch_t *latch);
+
+static inline void spool__worker_wait_until(spool__worker_t *w, spool__core_latch_t *latch)
+{
+    if (!spool__core_latch_probe(latch))
+        spool__worker_wait_until_cold(w, latch);
+}
+
+#endif

@@ -1,0 +1,194 @@
+/* The sleep module: slow paths.  The protocol is written down in sleep.md. */
+#include "sleep.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+
+int spool__sleep_init(spool__sleep_t *s, unsigned num_workers)
+{
+    s->workers = aligned_alloc(SPOOL__CACHE_LINE, num_workers * sizeof *s->workers);
+    if (s->workers == NULL)
+        return ENOMEM;
+    for (unsigned i = 0; i < num_workers; i++) {
+        spool__worker_sleep_t *ws = &s->workers[i];
+        int err = pthread_mutex_init(&ws->lock, NULL);
+        if (err == 0) {
+            err = pthread_cond_init(&ws->cond, NULL);
+            if (err != 0)
+                pthread_mutex_destroy(&ws->lock);
+        }
+        if (err != 0) {
+            s->num_workers = i;
+            spool__sleep_destroy(s);
+            return err;
+        }
+        ws->is_blocked = false;
+    }
+    s->num_workers = num_workers;
+    atomic_init(&s->counters, 0);
+    return 0;
+}
+
+void spool__sleep_destroy(spool__sleep_t *s)
+{
+    for (unsigned i = 0; i < s->num_workers; i++) {
+        pthread_cond_destroy(&s->workers[i].cond);
+        pthread_mutex_destroy(&s->workers[i].lock);
+    }
+    free(s->workers);
+}
+
+bool spool__sleep_wake_specific_thread(spool__sleep_t *s, unsigned index)
+{
+    spool__worker_sleep_t *ws = &s->workers[index];
+    bool woke = false;
+    pthread_mutex_lock(&ws->lock);
+    if (ws->is_blocked) {
+        ws->is_blocked = false;
+        pthread_cond_signal(&ws->cond);
+        /* The waker, not the sleeper, takes the sleeper off the count, so
+         * that posters see it as awake at once and do not wake another
+         * thread for the same job.  Seq-cst: see spool__sleep_start_looking. */
+        atomic_fetch_sub_explicit(&s->counters, SPOOL__ONE_SLEEPING, memory_order_seq_cst);
+        woke = true;
+    }
+    pthread_mutex_unlock(&ws->lock);
+    return woke;
+}
+
+static void wake_any_threads(spool__sleep_t *s, unsigned num_to_wake)
+{
+    for (unsigned i = 0; i < s->num_workers && num_to_wake > 0; i++)
+        if (spool__sleep_wake_specific_thread(s, i))
+            num_to_wake--;
+}
+
+void spool__sleep_work_found(spool__sleep_t *s)
+{
+    /* Seq-cst: see spool__sleep_start_looking. */
+    uint64_t old = atomic_fetch_sub_explicit(&s->counters, SPOOL__ONE_INACTIVE,
+                                             memory_order_seq_cst);
+    /* rayon's heuristic: a thread leaving the idle set wakes up to two
+     * sleepers, since the work it found may be the start of more. */
+    unsigned sleeping = spool__counters_sleeping(old);
+    wake_any_threads(s, sleeping < 2 ? sleeping : 2);
+}
+
+void spool__sleep_new_jobs_cold(spool__sleep_t *s, uint64_t c, unsigned num_jobs,
+                                bool queue_was_empty)
+{
+    /* Make the JEC odd if it is even (a thread got sleepy since the last
+     * post): that thread's final comparison then fails and it searches once
+     * more instead of sleeping through our job.  Seq-cst: one total order
+     * with the sleepers' CAS in fall_asleep and with the fences. */
+    while ((spool__counters_jec(c) & 1) == 0) {
+        if (atomic_compare_exchange_weak_explicit(&s->counters, &c, c + SPOOL__ONE_JEC,
+                                                  memory_order_seq_cst, memory_order_seq_cst)) {
+            c += SPOOL__ONE_JEC;
+            break;
+        }
+    }
+    unsigned sleeping = spool__counters_sleeping(c);
+    if (sleeping == 0)
+        return;
+    unsigned idle = spool__counters_inactive(c) - sleeping;
+    /* A non-empty queue says the idle threads are not keeping up. */
+    if (!queue_was_empty)
+        wake_any_threads(s, num_jobs < sleeping ? num_jobs : sleeping);
+    else if (idle < num_jobs) {
+        unsigned wanted = num_jobs - idle;
+        wake_any_threads(s, wanted < sleeping ? wanted : sleeping);
+    }
+}
+
+/* Make the JEC even if it is odd, and return the value that results. */
+static uint64_t announce_sleepy(spool__sleep_t *s)
+{
+    /* Seq-cst: see spool__sleep_new_jobs_cold. */
+    uint64_t c = atomic_load_explicit(&s->counters, memory_order_seq_cst);
+    while ((spool__counters_jec(c) & 1) != 0) {
+        if (atomic_compare_exchange_weak_explicit(&s->counters, &c, c + SPOOL__ONE_JEC,
+                                                  memory_order_seq_cst, memory_order_seq_cst))
+            return spool__counters_jec(c + SPOOL__ONE_JEC);
+    }
+    return spool__counters_jec(c);
+}
+
+static void wake_fully(spool__idle_state_t *idle)
+{
+    idle->rounds = 0;
+    idle->jobs_counter = SPOOL__JEC_DUMMY;
+}
+
+/* Back to just before sleepy: one more search, then sleepy again. */
+static void wake_partly(spool__idle_state_t *idle)
+{
+    idle->rounds = SPOOL__ROUNDS_UNTIL_SLEEPY;
+    idle->jobs_counter = SPOOL__JEC_DUMMY;
+}
+
+static void fall_asleep(spool__sleep_t *s, spool__idle_state_t *idle, spool__core_latch_t *latch,
+                        spool__injector_t *injector)
+{
+    if (!spool__core_latch_get_sleepy(latch))
+        return; /* set meanwhile: the caller's loop will see it */
+
+    spool__worker_sleep_t *ws = &s->workers[idle->worker_index];
+    pthread_mutex_lock(&ws->lock);
+    if (!spool__core_latch_fall_asleep(latch)) {
+        pthread_mutex_unlock(&ws->lock);
+        wake_fully(idle);
+        return;
+    }
+
+    /* Seq-cst: see spool__sleep_new_jobs_cold. */
+    uint64_t c = atomic_load_explicit(&s->counters, memory_order_seq_cst);
+    for (;;) {
+        if (spool__counters_jec(c) != idle->jobs_counter) {
+            /* A job was posted since we got sleepy: search again. */
+            wake_partly(idle);
+            spool__core_latch_wake_up(latch);
+            pthread_mutex_unlock(&ws->lock);
+            return;
+        }
+        /* Fails, and reloads c, if anything changed, the JEC included. */
+        if (atomic_compare_exchange_weak_explicit(&s->counters, &c, c + SPOOL__ONE_SLEEPING,
+                                                  memory_order_seq_cst, memory_order_seq_cst))
+            break;
+    }
+
+    /* SleepFence of sleep.md: pairs with PushFence in
+     * spool__sleep_new_injected_jobs.  Either the injector check below sees
+     * the job, or the injecting thread sees us counted as sleeping. */
+    spool__fence_seq_cst();
+    if (!spool__injector_is_empty(injector)) {
+        /* Nobody will wake us for that job: undo our own count. */
+        atomic_fetch_sub_explicit(&s->counters, SPOOL__ONE_SLEEPING, memory_order_seq_cst);
+    } else {
+        /* We took the mutex before counting ourselves as sleeping, so a waker
+         * that saw the count blocks on the mutex until cond_wait releases
+         * it, and then sees is_blocked. */
+        ws->is_blocked = true;
+        while (ws->is_blocked)
+            pthread_cond_wait(&ws->cond, &ws->lock);
+    }
+    wake_fully(idle);
+    spool__core_latch_wake_up(latch);
+    pthread_mutex_unlock(&ws->lock);
+}
+
+void spool__sleep_no_work_found(spool__sleep_t *s, spool__idle_state_t *idle,
+                                spool__core_latch_t *latch, spool__injector_t *injector)
+{
+    if (idle->rounds < SPOOL__ROUNDS_UNTIL_SLEEPY) {
+        sched_yield();
+        idle->rounds++;
+    } else if (idle->rounds == SPOOL__ROUNDS_UNTIL_SLEEPY) {
+        idle->jobs_counter = announce_sleepy(s);
+        idle->rounds++;
+        sched_yield();
+    } else {
+        fall_asleep(s, idle, latch, injector);
+    }
+}

@@ -1,0 +1,134 @@
+/*
+ * Internal: the sleep module.  When idle workers go to sleep and who wakes
+ * them; the protocol and its proof are in sleep.md.
+ */
+#ifndef SPOOL_SLEEP_H
+#define SPOOL_SLEEP_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "atomics.h"
+#include "injector.h"
+#include "latch.h"
+
+/*
+ * The packed counters, one 64-bit word:
+ *   bits  0..15  sleeping threads (blocked on their condvar)
+ *   bits 16..31  inactive threads (idle or sleeping)
+ *   bits 32..63  jobs event counter (JEC): even = some thread got sleepy
+ *                since the last job was posted, odd = jobs were posted since.
+ */
+#define SPOOL__THREADS_BITS 16
+#define SPOOL__THREADS_MASK ((UINT64_C(1) << SPOOL__THREADS_BITS) - 1)
+#define SPOOL__ONE_SLEEPING UINT64_C(1)
+#define SPOOL__INACTIVE_SHIFT SPOOL__THREADS_BITS
+#define SPOOL__ONE_INACTIVE (UINT64_C(1) << SPOOL__INACTIVE_SHIFT)
+#define SPOOL__JEC_SHIFT (2 * SPOOL__THREADS_BITS)
+#define SPOOL__ONE_JEC (UINT64_C(1) << SPOOL__JEC_SHIFT)
+/* Never a JEC value: a 32-bit counter is compared, this has 64 bits. */
+#define SPOOL__JEC_DUMMY UINT64_MAX
+
+/* Rounds of fruitless search before a worker gets sleepy. */
+#define SPOOL__ROUNDS_UNTIL_SLEEPY 32u
+
+static inline unsigned spool__counters_sleeping(uint64_t c)
+{
+    return (unsigned)(c & SPOOL__THREADS_MASK);
+}
+static inline unsigned spool__counters_inactive(uint64_t c)
+{
+    return (unsigned)((c >> SPOOL__INACTIVE_SHIFT) & SPOOL__THREADS_MASK);
+}
+static inline uint64_t spool__counters_jec(uint64_t c)
+{
+    return c >> SPOOL__JEC_SHIFT;
+}
+
+typedef struct spool__worker_sleep {
+    SPOOL__ALIGNED pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool is_blocked; /* guarded by lock */
+} spool__worker_sleep_t;
+
+typedef struct spool__sleep {
+    SPOOL__ALIGNED _Atomic uint64_t counters;
+    spool__worker_sleep_t *workers;
+    unsigned num_workers;
+} spool__sleep_t;
+
+/* A worker's progress towards sleep, kept on its stack while it searches. */
+typedef struct spool__idle_state {
+    unsigned worker_index;
+    unsigned rounds;
+    uint64_t jobs_counter; /* JEC read when it got sleepy */
+} spool__idle_state_t;
+
+/* Returns 0 or an errno value. */
+int spool__sleep_init(spool__sleep_t *s, unsigned num_workers);
+void spool__sleep_destroy(spool__sleep_t *s);
+
+/* The worker starts searching: it becomes inactive. */
+static inline void spool__sleep_start_looking(spool__sleep_t *s, unsigned worker_index,
+                                              spool__idle_state_t *idle)
+{
+    /* Seq-cst: the counters are only ever changed with seq-cst RMWs so that
+     * they form one total order with the sleep and injection fences. */
+    atomic_fetch_add_explicit(&s->counters, SPOOL__ONE_INACTIVE, memory_order_seq_cst);
+    idle->worker_index = worker_index;
+    idle->rounds = 0;
+    idle->jobs_counter = SPOOL__JEC_DUMMY;
+}
+
+/* The worker found work (or its latch): it becomes active again. */
+void spool__sleep_work_found(spool__sleep_t *s);
+
+/* A search round found nothing: yield, get sleepy, or sleep until woken or
+ * until latch is set.  The injector is checked last before sleeping. */
+void spool__sleep_no_work_found(spool__sleep_t *s, spool__idle_state_t *idle,
+                                spool__core_latch_t *latch, spool__injector_t *injector);
+
+/* Wakes worker index if it sleeps.  True if it did. */
+bool spool__sleep_wake_specific_thread(spool__sleep_t *s, unsigned index);
+
+/* A latch owned by worker index was set and the worker was SLEEPING. */
+static inline void spool__sleep_notify_worker_latch_is_set(spool__sleep_t *s, unsigned index)
+{
+    spool__sleep_wake_specific_thread(s, index);
+}
+
+void spool__sleep_new_jobs_cold(spool__sleep_t *s, uint64_t counters, unsigned num_jobs,
+                                bool queue_was_empty);
+
+/* Post-work protocol, steps 2 and 3: make the JEC odd if a thread got sleepy
+ * (so that it will not sleep through this job), then wake a sleeper if no
+ * idle thread can take the job. */
+static inline void spool__sleep_new_jobs(spool__sleep_t *s, unsigned num_jobs,
+                                         bool queue_was_empty)
+{
+    /* Seq-cst: one total order with the fences and the sleepers' CAS. */
+    uint64_t c = atomic_load_explicit(&s->counters, memory_order_seq_cst);
+    if ((spool__counters_jec(c) & 1) == 0 || spool__counters_sleeping(c) != 0)
+        spool__sleep_new_jobs_cold(s, c, num_jobs, queue_was_empty);
+}
+
+/* A worker pushed num_jobs on its own deque. */
+static inline void spool__sleep_new_internal_jobs(spool__sleep_t *s, unsigned num_jobs,
+                                                  bool queue_was_empty)
+{
+    spool__sleep_new_jobs(s, num_jobs, queue_was_empty);
+}
+
+/* A job was pushed on the injector. */
+static inline void spool__sleep_new_injected_jobs(spool__sleep_t *s, unsigned num_jobs,
+                                                  bool queue_was_empty)
+{
+    /* PushFence of sleep.md: pairs with SleepFence in the fall-asleep
+     * protocol, so that either the sleeper's final injector check sees the
+     * job or we see its sleeping count. */
+    spool__fence_seq_cst();
+    spool__sleep_new_jobs(s, num_jobs, queue_was_empty);
+}
+
+#endif

@@ -1,0 +1,11 @@
+/* Internal: fault injection for the tests.  Never installed. */
+#ifndef SPOOL_TEST_HOOKS_H
+#define SPOOL_TEST_HOOKS_H
+
+/* Makes the nth (1-based) worker-thread creation from now fail with err;
+ * nth = 0 disarms. */
+void spool__test_fail_thread_create(int nth, int err);
+/* Called before each pthread_create: 0, or the error to pretend it gave. */
+int spool__test_thread_create_error(void);
+
+#endif

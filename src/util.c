@@ -1,0 +1,66 @@
+/* Odds and ends: version, error strings, abort, test hooks. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "spool.h"
+
+#include "atomics.h"
+#include "test_hooks.h"
+
+#ifdef SPOOL__TSAN
+atomic_uint spool__tsan_fence_word;
+#endif
+
+unsigned spool_version(void)
+{
+    return SPOOL_VERSION_MAJOR * 10000u + SPOOL_VERSION_MINOR * 100u + SPOOL_VERSION_PATCH;
+}
+
+const char *spool_strerror(int err)
+{
+    switch (err) {
+    case 0:
+        return "success";
+    case EINVAL:
+        return "invalid argument";
+    case EAGAIN:
+        return "cannot create a thread (resource limit)";
+    case ENOMEM:
+        return "out of memory";
+    case EDEADLK:
+        return "would deadlock: called on one of the pool's own workers";
+    case EALREADY:
+        return "the global pool is already started";
+    case ECANCELED:
+        return "the pool is being destroyed";
+    default:
+        return "unknown error";
+    }
+}
+
+_Noreturn void spool__abort(const char *msg)
+{
+    fprintf(stderr, "spool: %s\n", msg);
+    fflush(stderr);
+    abort();
+}
+
+static atomic_int fail_create_countdown;
+static atomic_int fail_create_err;
+
+void spool__test_fail_thread_create(int nth, int err)
+{
+    /* Relaxed: armed by a test before it creates the pool, on one thread. */
+    atomic_store_explicit(&fail_create_err, err, memory_order_relaxed);
+    atomic_store_explicit(&fail_create_countdown, nth, memory_order_relaxed);
+}
+
+int spool__test_thread_create_error(void)
+{
+    if (atomic_load_explicit(&fail_create_countdown, memory_order_relaxed) <= 0)
+        return 0;
+    if (atomic_fetch_sub_explicit(&fail_create_countdown, 1, memory_order_relaxed) == 1)
+        return atomic_load_explicit(&fail_create_err, memory_order_relaxed);
+    return 0;
+}

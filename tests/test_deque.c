@@ -1,0 +1,140 @@
+/* The Chase-Lev deque: sequential semantics, and one owner against three
+ * thieves with every job taken exactly once. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <pthread.h>
+
+#include "deque.h"
+#include "test_util.h"
+
+static void test_sequential(void **state)
+{
+    (void)state;
+    spool__deque_t d;
+    assert_int_equal(spool__deque_init(&d), 0);
+    enum { N = 1000 }; /* beyond the initial capacity: the buffer grows */
+    static spool__job_t jobs[N];
+    bool was_empty;
+
+    assert_null(spool__deque_pop(&d));
+    spool__job_t *out = NULL;
+    assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_EMPTY);
+
+    for (int i = 0; i < N; i++) {
+        assert_true(spool__deque_push(&d, &jobs[i], &was_empty));
+        assert_int_equal(was_empty, i == 0);
+    }
+    assert_int_equal(spool__deque_len(&d), N);
+    /* Thieves take the oldest, the owner the newest. */
+    assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_SUCCESS);
+    assert_ptr_equal(out, &jobs[0]);
+    assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_SUCCESS);
+    assert_ptr_equal(out, &jobs[1]);
+    for (int i = N - 1; i >= 2; i--)
+        assert_ptr_equal(spool__deque_pop(&d), &jobs[i]);
+    assert_null(spool__deque_pop(&d));
+    assert_int_equal(spool__deque_len(&d), 0);
+
+    /* Reusable after emptying, and across wrap-around of the ring. */
+    for (int round = 0; round < 5; round++) {
+        for (int i = 0; i < 300; i++)
+            assert_true(spool__deque_push(&d, &jobs[i], &was_empty));
+        for (int i = 0; i < 300; i++) {
+            assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_SUCCESS);
+            assert_ptr_equal(out, &jobs[i]);
+        }
+        assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_EMPTY);
+    }
+    spool__deque_destroy(&d);
+}
+
+typedef struct concurrent {
+    spool__deque_t deque;
+    spool__job_t *jobs;
+    atomic_uint *taken; /* per job: how many times it was taken */
+    atomic_bool owner_done;
+    unsigned long n;
+} concurrent_t;
+
+static void *thief(void *arg)
+{
+    concurrent_t *c = arg;
+    for (;;) {
+        /* Read done before stealing: once done is seen, a steal that comes
+         * back empty means the deque stays empty. */
+        bool done = atomic_load(&c->owner_done);
+        spool__job_t *job;
+        spool__steal_t r = spool__deque_steal(&c->deque, &job);
+        if (r == SPOOL__STEAL_SUCCESS)
+            atomic_fetch_add(&c->taken[job - c->jobs], 1);
+        else if (r == SPOOL__STEAL_EMPTY && done)
+            return NULL;
+    }
+}
+
+static void test_owner_against_three_thieves(void **state)
+{
+    (void)state;
+    concurrent_t c;
+    c.n = test_iters("SPOOL_TEST_DEQUE_ITEMS", 400000);
+    c.jobs = calloc(c.n, sizeof *c.jobs);
+    c.taken = calloc(c.n, sizeof *c.taken);
+    assert_non_null(c.jobs);
+    assert_non_null(c.taken);
+    atomic_init(&c.owner_done, false);
+    assert_int_equal(spool__deque_init(&c.deque), 0);
+
+    pthread_t thieves[3];
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(pthread_create(&thieves[i], NULL, thief, &c), 0);
+
+    /* The owner pushes in bursts and pops part of each burst back, so
+     * that pops race steals on the last element and the buffer grows. */
+    unsigned long next = 0;
+    unsigned seed = 12345;
+    bool was_empty;
+    while (next < c.n) {
+        seed = seed * 1103515245u + 12345u;
+        unsigned burst = 1 + (seed >> 16) % 600;
+        for (unsigned i = 0; i < burst && next < c.n; i++)
+            assert_true(spool__deque_push(&c.deque, &c.jobs[next++], &was_empty));
+        unsigned pops = (seed >> 8) % (burst + 1);
+        for (unsigned i = 0; i < pops; i++) {
+            spool__job_t *job = spool__deque_pop(&c.deque);
+            if (job == NULL)
+                break;
+            atomic_fetch_add(&c.taken[job - c.jobs], 1);
+        }
+    }
+    spool__job_t *job;
+    while ((job = spool__deque_pop(&c.deque)) != NULL)
+        atomic_fetch_add(&c.taken[job - c.jobs], 1);
+    atomic_store(&c.owner_done, true);
+    for (int i = 0; i < 3; i++)
+        pthread_join(thieves[i], NULL);
+
+    unsigned long lost = 0, duplicated = 0;
+    for (unsigned long i = 0; i < c.n; i++) {
+        unsigned t = atomic_load(&c.taken[i]);
+        lost += t == 0;
+        duplicated += t > 1;
+    }
+    assert_int_equal(lost, 0);
+    assert_int_equal(duplicated, 0);
+    spool__deque_destroy(&c.deque);
+    free(c.jobs);
+    free(c.taken);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sequential),
+        cmocka_unit_test(test_owner_against_three_thieves),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

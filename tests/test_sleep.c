@@ -1,0 +1,76 @@
+/* The sleep protocol: idle workers stop using the CPU, and work posted
+ * after they slept (from outside or by setting latches) wakes them. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "spool.h"
+#include "test_util.h"
+
+typedef struct fib_task {
+    unsigned n;
+    unsigned long result;
+} fib_task_t;
+
+static void fib(void *arg)
+{
+    fib_task_t *t = arg;
+    if (t->n < 2) {
+        t->result = t->n;
+        return;
+    }
+    fib_task_t a = {t->n - 1, 0}, b = {t->n - 2, 0};
+    spool_join(fib, &a, fib, &b);
+    t->result = a.result + b.result;
+}
+
+static void test_idle_pool_uses_no_cpu(void **state)
+{
+    (void)state;
+    spool_config_t config = {.num_threads = 8};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    fib_task_t t = {24, 0};
+    assert_int_equal(spool_pool_install(pool, fib, &t), 0);
+    assert_int_equal(t.result, fib_expected(24));
+    /* Work has stopped: the workers search a little, then sleep. */
+    double cpu0 = test_cpu_seconds();
+    test_sleep_ms(500);
+    double idle_cpu = test_cpu_seconds() - cpu0;
+    print_message("idle CPU over 0.5 s: %.4f s\n", idle_cpu);
+    assert_true(idle_cpu < 0.1);
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
+/* Bursts separated by gaps long enough for every worker to fall asleep: a
+ * lost wake-up shows up as a hang (the ctest TIMEOUT). */
+static void test_bursts_after_sleep(void **state)
+{
+    (void)state;
+    unsigned threads[] = {1, 2, 8};
+    unsigned long bursts = test_iters("SPOOL_TEST_SLEEP_BURSTS", 20);
+    for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
+        spool_config_t config = {.num_threads = threads[i]};
+        spool_pool_t *pool;
+        assert_int_equal(spool_pool_create(&config, &pool), 0);
+        for (unsigned long b = 0; b < bursts; b++) {
+            test_sleep_ms(b % 3 == 0 ? 20 : 1);
+            fib_task_t t = {15, 0};
+            assert_int_equal(spool_pool_install(pool, fib, &t), 0);
+            assert_int_equal(t.result, fib_expected(15));
+        }
+        assert_int_equal(spool_pool_destroy(pool), 0);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_idle_pool_uses_no_cpu),
+        cmocka_unit_test(test_bursts_after_sleep),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
