@@ -3,14 +3,6 @@
 
 #include "registry.h"
 
-void spool__spin_latch_init(spool__spin_latch_t *l, spool__worker_t *owner, bool cross)
-{
-    spool__core_latch_init(&l->core);
-    l->registry = owner->registry;
-    l->target = owner->index;
-    l->cross = cross;
-}
-
 void spool__spin_latch_set(spool__spin_latch_t *l)
 {
     /* Copy what we need first: once set, the owner may return and free l. */

@@ -89,7 +89,7 @@ typedef struct spool__spin_latch {
     bool cross;
 } spool__spin_latch_t;
 
-void spool__spin_latch_init(spool__spin_latch_t *l, struct spool__worker *owner, bool cross);
+/* spool__spin_latch_init(latch, owner, cross) is in registry.h (it reads the worker). */
 void spool__spin_latch_set(spool__spin_latch_t *l);
 
 /* A latch for threads outside any pool: they block on a condvar. */

@@ -13,7 +13,7 @@
 
 #include "test_hooks.h"
 
-_Thread_local spool__worker_t *spool__tls_worker;
+_Thread_local spool__worker_t *spool__tls_worker SPOOL__TLS_MODEL;
 
 static void *aligned_zalloc(size_t size)
 {

@@ -51,8 +51,15 @@ struct spool_pool {
     char thread_name[16];
 };
 
-/* The worker running on this thread, NULL outside any pool. */
-extern _Thread_local spool__worker_t *spool__tls_worker;
+/* The worker running on this thread, NULL outside any pool.  Initial-exec:
+ * join reads it on every call, and the default model for a shared library
+ * costs a call to __tls_get_addr. */
+#if defined(__GNUC__)
+#define SPOOL__TLS_MODEL __attribute__((tls_model("initial-exec")))
+#else
+#define SPOOL__TLS_MODEL
+#endif
+extern _Thread_local spool__worker_t *spool__tls_worker SPOOL__TLS_MODEL;
 
 static inline spool__worker_t *spool__current_worker(void)
 {
@@ -87,6 +94,15 @@ int spool__registry_in_worker(spool_pool_t *reg, spool_fn fn, void *arg);
 
 /* Pushes job on w's own deque (w is the calling worker).  False if the deque
  * could not grow. */
+static inline void spool__spin_latch_init(spool__spin_latch_t *l, spool__worker_t *owner,
+                                          bool cross)
+{
+    spool__core_latch_init(&l->core);
+    l->registry = owner->registry;
+    l->target = owner->index;
+    l->cross = cross;
+}
+
 static inline bool spool__worker_push(spool__worker_t *w, spool__job_t *job)
 {
     bool was_empty;
