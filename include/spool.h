@@ -50,7 +50,9 @@ typedef struct spool_config {
      * 15 characters Linux keeps). */
     const char *thread_name;
     /* Called on each worker as it starts / right before it exits, with
-     * handler_ctx and the worker's index.  Either may be NULL. */
+     * handler_ctx and the worker's index.  Either may be NULL.  The exit
+     * handler runs outside the pool (spool_current_thread_index() is -1);
+     * neither should submit work to the pool being created or destroyed. */
     void (*start_handler)(void *ctx, unsigned index);
     void (*exit_handler)(void *ctx, unsigned index);
     void *handler_ctx;
@@ -73,7 +75,8 @@ SPOOL_API int spool_pool_create(const spool_config_t *config, spool_pool_t **out
 
 /*
  * spool_pool_destroy: waits until every job in the pool has finished
- * (installs in progress, and jobs they spawned), stops and joins every
+ * (installs in progress, detached spawns, and the jobs they spawn, even
+ * while destroy waits), stops and joins every
  * worker (exit handlers run), and frees the pool.
  * Threads: any thread except the pool's own workers.
  * Returns 0; EINVAL if pool is NULL; EDEADLK if called on one of the pool's
@@ -119,6 +122,68 @@ SPOOL_API int spool_global_init(const spool_config_t *config);
  * itself to stderr and aborts.
  */
 SPOOL_API void spool_join(spool_fn a, void *arg_a, spool_fn b, void *arg_b);
+
+/*
+ * spool_scope: runs body(scope, arg) on a worker of the current pool (the
+ * global pool from outside any pool; on the caller itself if that cannot be
+ * started) and returns when body and every job spawned into the scope,
+ * transitively, have finished.  Jobs spawned by a worker run in per-thread
+ * LIFO order (the last spawned first) unless stolen.  While it waits, the
+ * worker runs other jobs on its own stack.
+ * Threads: any.
+ * A NULL body is a programming error: abort with a message naming it.
+ */
+SPOOL_API void spool_scope(spool_scope_fn body, void *arg);
+
+/*
+ * spool_scope_fifo: as spool_scope, but the jobs spawned by each worker run
+ * in per-thread FIFO order (the first spawned first) unless stolen.
+ * Threads: any.
+ */
+SPOOL_API void spool_scope_fifo(spool_scope_fn body, void *arg);
+
+/*
+ * spool_in_place_scope / spool_in_place_scope_fifo: as spool_scope(_fifo),
+ * but body runs on the calling thread itself; only spawned jobs go to the
+ * pool (the current pool, or the global pool from outside).  The body may
+ * block until its own spawns have run.
+ * Threads: any.
+ */
+SPOOL_API void spool_in_place_scope(spool_scope_fn body, void *arg);
+SPOOL_API void spool_in_place_scope_fifo(spool_scope_fn body, void *arg);
+
+/*
+ * spool_scope_spawn: spawns fn(scope, arg) into scope, which will not end
+ * before it has run.  In a FIFO scope it is queued FIFO, else LIFO.
+ * Threads: the scope's body or a job running in the scope (on any thread);
+ * never after the scope has ended.
+ * Returns 0; EINVAL if scope or fn is NULL; ENOMEM if no memory could be had
+ * for the job (then nothing was spawned and the scope still completes).
+ */
+SPOOL_API int spool_scope_spawn(spool_scope_t *scope, spool_scope_fn fn, void *arg);
+
+/*
+ * spool_spawn / spool_spawn_fifo: runs fn(arg) later, detached, in the
+ * current pool (the global pool from outside any pool; on the caller at once
+ * if that cannot be started), in per-thread LIFO / FIFO order.  The pool's
+ * spool_pool_destroy waits for it.
+ * Threads: any.
+ * Returns 0; EINVAL if fn is NULL; ENOMEM (nothing spawned).
+ */
+SPOOL_API int spool_spawn(spool_fn fn, void *arg);
+SPOOL_API int spool_spawn_fifo(spool_fn fn, void *arg);
+
+/*
+ * spool_pool_spawn / spool_pool_spawn_fifo: runs fn(arg) later, detached, in
+ * pool.  From the pool's own workers the job is pushed on the worker's deque
+ * (LIFO) or FIFO; from elsewhere it is queued for the pool.
+ * Threads: any.
+ * Returns 0; EINVAL if pool or fn is NULL; ECANCELED if the call comes from
+ * outside the pool after spool_pool_destroy has begun (jobs of the pool may
+ * still spawn; destroy runs them); ENOMEM (nothing spawned).
+ */
+SPOOL_API int spool_pool_spawn(spool_pool_t *pool, spool_fn fn, void *arg);
+SPOOL_API int spool_pool_spawn_fifo(spool_pool_t *pool, spool_fn fn, void *arg);
 
 /*
  * spool_current_thread_index: the calling worker's index in its pool

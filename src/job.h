@@ -19,4 +19,19 @@ static inline void spool__job_execute(spool__job_t *job)
     job->execute(job);
 }
 
+/*
+ * A heap job: a spawned job's 32-byte block.  Blocks come from per-worker
+ * free lists (job.c), so steady-state spawning does not call malloc.
+ */
+typedef union spool__heap_job spool__heap_job_t;
+union spool__heap_job {
+    struct {
+        spool__job_t base;
+        void (*fn)(void); /* the user's function, cast back by execute */
+        void *arg;
+        void *ctx; /* the scope, or the pool of a detached spawn */
+    } job;
+    spool__heap_job_t *next_free;
+};
+
 #endif

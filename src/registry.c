@@ -96,6 +96,19 @@ void spool__worker_wait_until_cold(spool__worker_t *w, spool__core_latch_t *latc
     spool__sleep_work_found(sleep);
 }
 
+int spool__worker_push_fifo(spool__worker_t *w, spool__job_fifo_t *f, spool__job_t *job)
+{
+    bool was_empty;
+    int err = spool__injector_push(&f->queue, job, &was_empty);
+    if (err != 0)
+        return err;
+    if (!spool__worker_push(w, &f->indirect))
+        /* No room for the reference: run it here instead (it runs the
+         * FIFO's front job, so every queued job keeps one reference). */
+        spool__job_execute(&f->indirect);
+    return 0;
+}
+
 /* ---- workers ----------------------------------------------------------- */
 
 static void *worker_main(void *arg)
@@ -112,9 +125,9 @@ static void *worker_main(void *arg)
     if (reg->start_handler != NULL)
         reg->start_handler(reg->handler_ctx, w->index);
     spool__worker_wait_until(w, &w->terminate);
+    spool__tls_worker = NULL; /* the exit handler runs outside the pool */
     if (reg->exit_handler != NULL)
         reg->exit_handler(reg->handler_ctx, w->index);
-    spool__tls_worker = NULL;
     return NULL;
 }
 
@@ -163,11 +176,14 @@ void spool__registry_ref(spool_pool_t *reg)
     atomic_fetch_add_explicit(&reg->refs, 1, memory_order_relaxed);
 }
 
-static void registry_free(spool_pool_t *reg, unsigned num_deques)
+static void registry_free(spool_pool_t *reg, unsigned num_workers)
 {
-    for (unsigned i = 0; i < num_deques; i++)
+    for (unsigned i = 0; i < num_workers; i++) {
         spool__deque_destroy(&reg->workers[i].deque);
+        spool__job_fifo_destroy(&reg->workers[i].fifo);
+    }
     free(reg->workers);
+    spool__job_pool_destroy(&reg->job_pool);
     spool__injector_destroy(&reg->injector);
     spool__sleep_destroy(&reg->sleep);
     free(reg);
@@ -221,6 +237,13 @@ static int registry_new(const spool_config_t *config, unsigned n, spool_pool_t *
         free(reg);
         return err;
     }
+    err = spool__job_pool_init(&reg->job_pool);
+    if (err != 0) {
+        spool__injector_destroy(&reg->injector);
+        spool__sleep_destroy(&reg->sleep);
+        free(reg);
+        return err;
+    }
     reg->workers = aligned_zalloc(n * sizeof *reg->workers);
     if (reg->workers == NULL) {
         registry_free(reg, 0);
@@ -229,6 +252,11 @@ static int registry_new(const spool_config_t *config, unsigned n, spool_pool_t *
     for (unsigned i = 0; i < n; i++) {
         spool__worker_t *w = &reg->workers[i];
         err = spool__deque_init(&w->deque);
+        if (err == 0) {
+            err = spool__job_fifo_init(&w->fifo);
+            if (err != 0)
+                spool__deque_destroy(&w->deque);
+        }
         if (err != 0) {
             registry_free(reg, i);
             return err;
@@ -270,6 +298,8 @@ static int start_workers(spool_pool_t *reg)
     }
     pthread_attr_destroy(&attr);
     if (err != 0) {
+        /* Refuse outside submissions from here on, as destroy does. */
+        atomic_fetch_or_explicit(&reg->lifecycle, SPOOL__DESTROYING, memory_order_relaxed);
         terminate_workers(reg, started);
         join_workers(reg, started);
     }

@@ -14,6 +14,8 @@
 #include "deque.h"
 #include "injector.h"
 #include "job.h"
+#include "job_cache.h"
+#include "job_fifo.h"
 #include "latch.h"
 #include "sleep.h"
 
@@ -23,6 +25,8 @@ typedef struct spool__worker {
     unsigned index;
     uint64_t rng;                  /* xorshift state for victim choice */
     spool__core_latch_t terminate; /* set when the pool stops */
+    spool__job_cache_t jobs;       /* recycled heap-job blocks */
+    spool__job_fifo_t fifo;        /* for detached spawn_fifo */
     pthread_t thread;
 } spool__worker_t;
 
@@ -38,6 +42,7 @@ typedef struct spool__worker {
 struct spool_pool {
     spool__sleep_t sleep;
     spool__injector_t injector;
+    spool__job_pool_t job_pool;
     spool__worker_t *workers;
     unsigned num_threads;
     SPOOL__ALIGNED atomic_size_t lifecycle;
@@ -110,6 +115,16 @@ static inline bool spool__worker_push(spool__worker_t *w, spool__job_t *job)
         return false;
     spool__sleep_new_internal_jobs(&w->registry->sleep, 1, was_empty);
     return true;
+}
+
+/* Pushes job on w's FIFO f and f's indirect job on w's deque.  0, or
+ * ENOMEM with nothing pushed. */
+int spool__worker_push_fifo(spool__worker_t *w, spool__job_fifo_t *f, spool__job_t *job);
+
+/* The calling thread's job cache if it is a worker of reg, else NULL. */
+static inline spool__job_cache_t *spool__job_cache_of(spool_pool_t *reg, spool__worker_t *w)
+{
+    return w != NULL && w->registry == reg ? &w->jobs : NULL;
 }
 
 /* Runs jobs (own, stolen, injected) until latch is set; sleeps when there

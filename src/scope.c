@@ -1,0 +1,181 @@
+/* Scopes: spool_scope / spool_scope_fifo, the in-place variants and
+ * spool_scope_spawn. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "registry.h"
+
+struct spool_scope {
+    spool__count_latch_t latch; /* one count for the body, one per pending job */
+    spool_pool_t *registry;     /* NULL: no pool could be started; spawns run inline */
+    spool__job_fifo_t **fifos;  /* FIFO scopes: one per worker, made by its first spawn */
+    bool fifo;
+};
+
+static void scope_init(spool_scope_t *s, spool_pool_t *reg, spool__worker_t *owner, bool fifo)
+{
+    if (spool__count_latch_init(&s->latch, owner) != 0)
+        spool__abort("cannot initialise a scope's latch");
+    s->registry = reg;
+    s->fifo = fifo && reg != NULL;
+    s->fifos = NULL;
+    if (s->fifo) {
+        s->fifos = calloc(reg->num_threads, sizeof *s->fifos);
+        if (s->fifos == NULL)
+            s->fifo = false; /* out of memory: still correct, in LIFO order */
+    }
+}
+
+/* Drops the body's count, waits for every spawned job, frees the FIFOs. */
+static void scope_complete(spool_scope_t *s, spool__worker_t *owner)
+{
+    spool__count_latch_wait(&s->latch, owner);
+    if (s->fifos != NULL) {
+        /* Every job has run, so every indirect reference has been popped. */
+        for (unsigned i = 0; i < s->registry->num_threads; i++) {
+            if (s->fifos[i] != NULL) {
+                spool__job_fifo_destroy(s->fifos[i]);
+                free(s->fifos[i]);
+            }
+        }
+        free(s->fifos);
+    }
+    spool__count_latch_destroy(&s->latch);
+}
+
+static void run_scope(spool__worker_t *w, spool_pool_t *reg, spool_scope_fn body, void *arg,
+                      bool fifo)
+{
+    spool_scope_t s;
+    scope_init(&s, reg, w, fifo);
+    body(&s, arg);
+    scope_complete(&s, w);
+}
+
+typedef struct scope_call {
+    spool_scope_fn body;
+    void *arg;
+    bool fifo;
+} scope_call_t;
+
+static void scope_in_worker(void *arg)
+{
+    scope_call_t *c = arg;
+    spool__worker_t *w = spool__current_worker();
+    run_scope(w, w->registry, c->body, c->arg, c->fifo);
+}
+
+static void scope_on_worker(spool_scope_fn body, void *arg, bool fifo)
+{
+    spool__worker_t *w = spool__current_worker();
+    if (w != NULL) {
+        run_scope(w, w->registry, body, arg, fifo);
+        return;
+    }
+    spool_pool_t *global = spool__global_registry();
+    scope_call_t call = {.body = body, .arg = arg, .fifo = fifo};
+    if (global != NULL && spool__registry_in_worker(global, scope_in_worker, &call) == 0)
+        return;
+    run_scope(NULL, NULL, body, arg, fifo); /* no pool: all on this thread */
+}
+
+static void scope_in_place(spool_scope_fn body, void *arg, bool fifo)
+{
+    spool__worker_t *w = spool__current_worker();
+    run_scope(w, w != NULL ? w->registry : spool__global_registry(), body, arg, fifo);
+}
+
+void spool_scope(spool_scope_fn body, void *arg)
+{
+    if (SPOOL__UNLIKELY(body == NULL))
+        spool__abort("spool_scope: NULL function");
+    scope_on_worker(body, arg, false);
+}
+
+void spool_scope_fifo(spool_scope_fn body, void *arg)
+{
+    if (SPOOL__UNLIKELY(body == NULL))
+        spool__abort("spool_scope_fifo: NULL function");
+    scope_on_worker(body, arg, true);
+}
+
+void spool_in_place_scope(spool_scope_fn body, void *arg)
+{
+    if (SPOOL__UNLIKELY(body == NULL))
+        spool__abort("spool_in_place_scope: NULL function");
+    scope_in_place(body, arg, false);
+}
+
+void spool_in_place_scope_fifo(spool_scope_fn body, void *arg)
+{
+    if (SPOOL__UNLIKELY(body == NULL))
+        spool__abort("spool_in_place_scope_fifo: NULL function");
+    scope_in_place(body, arg, true);
+}
+
+static void scope_job_execute(spool__job_t *base)
+{
+    spool__heap_job_t *job = (spool__heap_job_t *)base;
+    spool_scope_fn fn = (spool_scope_fn)job->job.fn;
+    void *arg = job->job.arg;
+    spool_scope_t *scope = job->job.ctx;
+    /* Recycle the block before running: fn's own spawns can reuse it. */
+    spool__job_free(&scope->registry->job_pool, &spool__current_worker()->jobs, job);
+    fn(scope, arg);
+    spool__count_latch_set(&scope->latch);
+}
+
+/* Worker w's FIFO in scope s, made on first use.  Only w touches s->fifos[w]
+ * before the scope completes, so no synchronisation is needed. */
+static spool__job_fifo_t *scope_fifo_of(spool_scope_t *s, spool__worker_t *w)
+{
+    spool__job_fifo_t *f = s->fifos[w->index];
+    if (f == NULL) {
+        f = malloc(sizeof *f);
+        if (f == NULL)
+            return NULL;
+        if (spool__job_fifo_init(f) != 0) {
+            free(f);
+            return NULL;
+        }
+        s->fifos[w->index] = f;
+    }
+    return f;
+}
+
+int spool_scope_spawn(spool_scope_t *scope, spool_scope_fn fn, void *arg)
+{
+    if (scope == NULL || fn == NULL)
+        return EINVAL;
+    spool_pool_t *reg = scope->registry;
+    if (reg == NULL) {
+        fn(scope, arg);
+        return 0;
+    }
+    spool__worker_t *w = spool__current_worker();
+    spool__job_cache_t *cache = spool__job_cache_of(reg, w);
+    spool__heap_job_t *job = spool__job_alloc(&reg->job_pool, cache);
+    if (job == NULL)
+        return ENOMEM;
+    job->job.base.execute = scope_job_execute;
+    job->job.fn = (void (*)(void))fn;
+    job->job.arg = arg;
+    job->job.ctx = scope;
+    /* The spawner (the body, or a job of this scope) holds a count, so the
+     * latch cannot be set between here and the push. */
+    spool__count_latch_increment(&scope->latch);
+    int err;
+    if (cache == NULL) {
+        err = spool__registry_inject(reg, &job->job.base);
+    } else if (!scope->fifo) {
+        err = spool__worker_push(w, &job->job.base) ? 0 : ENOMEM;
+    } else {
+        spool__job_fifo_t *f = scope_fifo_of(scope, w);
+        err = f != NULL ? spool__worker_push_fifo(w, f, &job->job.base) : ENOMEM;
+    }
+    if (err != 0) {
+        spool__job_free(&reg->job_pool, cache, job);
+        spool__count_latch_set(&scope->latch);
+    }
+    return err;
+}

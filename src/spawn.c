@@ -1,0 +1,86 @@
+/* Detached spawns: spool_spawn, spool_spawn_fifo and their pool variants. */
+#include <errno.h>
+
+#include "registry.h"
+
+static void spawn_job_execute(spool__job_t *base)
+{
+    spool__heap_job_t *job = (spool__heap_job_t *)base;
+    spool_fn fn = (spool_fn)job->job.fn;
+    void *arg = job->job.arg;
+    spool_pool_t *reg = job->job.ctx;
+    spool__job_free(&reg->job_pool, &spool__current_worker()->jobs, job);
+    fn(arg);
+    spool__registry_work_done(reg);
+}
+
+static int spawn_into(spool_pool_t *reg, spool_fn fn, void *arg, bool fifo)
+{
+    spool__worker_t *w = spool__current_worker();
+    spool__job_cache_t *cache = spool__job_cache_of(reg, w);
+    if (cache != NULL) {
+        spool__registry_add_work_internal(reg);
+    } else {
+        int err = spool__registry_add_work_external(reg);
+        if (err != 0)
+            return err;
+    }
+    spool__heap_job_t *job = spool__job_alloc(&reg->job_pool, cache);
+    if (job == NULL) {
+        spool__registry_work_done(reg);
+        return ENOMEM;
+    }
+    job->job.base.execute = spawn_job_execute;
+    job->job.fn = (void (*)(void))fn;
+    job->job.arg = arg;
+    job->job.ctx = reg;
+    int err;
+    if (cache == NULL)
+        err = spool__registry_inject(reg, &job->job.base);
+    else if (!fifo)
+        err = spool__worker_push(w, &job->job.base) ? 0 : ENOMEM;
+    else
+        err = spool__worker_push_fifo(w, &w->fifo, &job->job.base);
+    if (err != 0) {
+        spool__job_free(&reg->job_pool, cache, job);
+        spool__registry_work_done(reg);
+    }
+    return err;
+}
+
+static int spawn_current(spool_fn fn, void *arg, bool fifo)
+{
+    if (fn == NULL)
+        return EINVAL;
+    spool__worker_t *w = spool__current_worker();
+    spool_pool_t *reg = w != NULL ? w->registry : spool__global_registry();
+    if (reg == NULL) {
+        fn(arg); /* no pool could be started: run it here */
+        return 0;
+    }
+    return spawn_into(reg, fn, arg, fifo);
+}
+
+int spool_spawn(spool_fn fn, void *arg)
+{
+    return spawn_current(fn, arg, false);
+}
+
+int spool_spawn_fifo(spool_fn fn, void *arg)
+{
+    return spawn_current(fn, arg, true);
+}
+
+int spool_pool_spawn(spool_pool_t *pool, spool_fn fn, void *arg)
+{
+    if (pool == NULL || fn == NULL)
+        return EINVAL;
+    return spawn_into(pool, fn, arg, false);
+}
+
+int spool_pool_spawn_fifo(spool_pool_t *pool, spool_fn fn, void *arg)
+{
+    if (pool == NULL || fn == NULL)
+        return EINVAL;
+    return spawn_into(pool, fn, arg, true);
+}

@@ -1,0 +1,650 @@
+/* Scopes: rayon-core's execution-order tests (scope/test.rs and the scope
+ * orders of thread_pool/test.rs) on one-thread pools, sums, trees, stack
+ * growth, nested scopes across pools, in-place scopes, bad input. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <errno.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "order_log.h"
+#include "registry.h"
+#include "spool.h"
+#include "test_util.h"
+
+typedef void (*scope_kind)(spool_scope_fn, void *);
+
+/* ---- order tests: run on a one-thread pool via install ----------------- */
+
+typedef struct order_test {
+    order_log_t log;
+    scope_kind outer, inner;
+    order_item_t items[100];
+    int outer_i[10];
+} order_test_t;
+
+static order_test_t *current_test; /* the pool has one thread */
+
+static void push_item(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    order_item_t *it = arg;
+    order_log_push(it->log, it->value);
+}
+
+/* test_order: spawn i, which spawns j, into the same scope. */
+static void spawn_inner_items(spool_scope_t *s, void *arg)
+{
+    int i = *(int *)arg;
+    for (int j = 0; j < 10; j++)
+        spool_scope_spawn(s, push_item, &current_test->items[i * 10 + j]);
+}
+
+static void order_body(spool_scope_t *s, void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 10; i++)
+        spool_scope_spawn(s, spawn_inner_items, &current_test->outer_i[i]);
+}
+
+/* test_nested_order: spawn i, which opens an inner scope spawning j. */
+static void nested_inner_body(spool_scope_t *s, void *arg)
+{
+    spawn_inner_items(s, arg);
+}
+
+static void nested_outer_job(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    current_test->inner(nested_inner_body, arg);
+}
+
+static void nested_body(spool_scope_t *s, void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 10; i++)
+        spool_scope_spawn(s, nested_outer_job, &current_test->outer_i[i]);
+}
+
+/* test_mixed_order: values >= 0 into the outer scope, < 0 into the inner. */
+typedef struct mixed {
+    spool_scope_t *outer;
+} mixed_t;
+
+static order_item_t *item_for(int v)
+{
+    return &current_test->items[v + 50];
+}
+
+static void mixed_inner_body(spool_scope_t *inner, void *arg)
+{
+    mixed_t *m = arg;
+    spool_scope_spawn(inner, push_item, item_for(-1));
+    spool_scope_spawn(m->outer, push_item, item_for(1));
+    spool_scope_spawn(inner, push_item, item_for(-2));
+    spool_scope_spawn(m->outer, push_item, item_for(2));
+    spool_scope_spawn(inner, push_item, item_for(-3));
+}
+
+static void mixed_body(spool_scope_t *outer, void *arg)
+{
+    (void)arg;
+    mixed_t m = {outer};
+    spool_scope_spawn(outer, push_item, item_for(0));
+    current_test->inner(mixed_inner_body, &m);
+    spool_scope_spawn(outer, push_item, item_for(3));
+}
+
+/* thread_pool/test.rs test_scope_order: 10 spawns of i. */
+static void flat_body(spool_scope_t *s, void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 10; i++)
+        spool_scope_spawn(s, push_item, &current_test->items[i]);
+}
+
+typedef struct run_args {
+    spool_scope_fn body;
+} run_args_t;
+
+static void run_outer(void *arg)
+{
+    run_args_t *r = arg;
+    current_test->outer(r->body, NULL);
+}
+
+static void run_order(order_test_t *t, scope_kind outer, scope_kind inner, spool_scope_fn body,
+                      int item_base)
+{
+    order_log_init(&t->log);
+    t->outer = outer;
+    t->inner = inner;
+    for (int i = 0; i < 100; i++)
+        t->items[i] = (order_item_t){&t->log, i - item_base};
+    for (int i = 0; i < 10; i++)
+        t->outer_i[i] = i;
+    current_test = t;
+    spool_config_t config = {.num_threads = 1};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    run_args_t r = {body};
+    assert_int_equal(spool_pool_install(pool, run_outer, &r), 0);
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
+static void expect_log(order_test_t *t, const int *expected, int n)
+{
+    assert_int_equal(t->log.len, n);
+    for (int k = 0; k < n; k++)
+        if (t->log.values[k] != expected[k])
+            fail_msg("position %d: got %d, expected %d", k, t->log.values[k], expected[k]);
+}
+
+static order_test_t T;
+
+static void expect_100(int (*value)(int k))
+{
+    int expected[100];
+    for (int k = 0; k < 100; k++)
+        expected[k] = value(k);
+    expect_log(&T, expected, 100);
+}
+
+static int reversed(int k)
+{
+    return 99 - k;
+}
+static int natural(int k)
+{
+    return k;
+}
+static int i_rev_j_fwd(int k)
+{
+    return (9 - k / 10) * 10 + k % 10;
+}
+static int i_fwd_j_rev(int k)
+{
+    return (k / 10) * 10 + 9 - k % 10;
+}
+
+static void test_lifo_order(void **state)
+{
+    (void)state;
+    run_order(&T, spool_scope, spool_scope, order_body, 0);
+    expect_100(reversed);
+}
+
+static void test_fifo_order(void **state)
+{
+    (void)state;
+    run_order(&T, spool_scope_fifo, spool_scope_fifo, order_body, 0);
+    expect_100(natural);
+}
+
+static void test_nested_lifo_order(void **state)
+{
+    (void)state;
+    run_order(&T, spool_scope, spool_scope, nested_body, 0);
+    expect_100(reversed);
+}
+
+static void test_nested_fifo_order(void **state)
+{
+    (void)state;
+    run_order(&T, spool_scope_fifo, spool_scope_fifo, nested_body, 0);
+    expect_100(natural);
+}
+
+static void test_nested_lifo_fifo_order(void **state)
+{
+    (void)state;
+    run_order(&T, spool_scope, spool_scope_fifo, nested_body, 0);
+    expect_100(i_rev_j_fwd);
+}
+
+static void test_nested_fifo_lifo_order(void **state)
+{
+    (void)state;
+    run_order(&T, spool_scope_fifo, spool_scope, nested_body, 0);
+    expect_100(i_fwd_j_rev);
+}
+
+static void test_mixed_lifo_order(void **state)
+{
+    (void)state;
+    run_order(&T, spool_scope, spool_scope, mixed_body, 50);
+    const int expected[] = {-3, 2, -2, 1, -1, 3, 0};
+    expect_log(&T, expected, 7);
+}
+
+static void test_mixed_fifo_order(void **state)
+{
+    (void)state;
+    run_order(&T, spool_scope_fifo, spool_scope_fifo, mixed_body, 50);
+    const int expected[] = {-1, 0, -2, 1, -3, 2, 3};
+    expect_log(&T, expected, 7);
+}
+
+static void test_mixed_lifo_fifo_order(void **state)
+{
+    (void)state;
+    run_order(&T, spool_scope, spool_scope_fifo, mixed_body, 50);
+    const int expected[] = {-1, 2, -2, 1, -3, 3, 0};
+    expect_log(&T, expected, 7);
+}
+
+static void test_mixed_fifo_lifo_order(void **state)
+{
+    (void)state;
+    run_order(&T, spool_scope_fifo, spool_scope, mixed_body, 50);
+    const int expected[] = {-3, 0, -2, 1, -1, 2, 3};
+    expect_log(&T, expected, 7);
+}
+
+static void test_pool_scope_lifo_order(void **state)
+{
+    (void)state;
+    run_order(&T, spool_scope, spool_scope, flat_body, 0);
+    const int expected[] = {9, 8, 7, 6, 5, 4, 3, 2, 1, 0};
+    expect_log(&T, expected, 10);
+}
+
+static void test_pool_scope_fifo_order(void **state)
+{
+    (void)state;
+    run_order(&T, spool_scope_fifo, spool_scope_fifo, flat_body, 0);
+    const int expected[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+    expect_log(&T, expected, 10);
+}
+
+/* ---- sums and trees on multi-thread pools ------------------------------ */
+
+typedef struct sum {
+    atomic_long total;
+    long values[100];
+} sum_t;
+
+static sum_t S;
+
+static void add_value(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    atomic_fetch_add(&S.total, *(long *)arg);
+}
+
+static void sum_body(spool_scope_t *s, void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(spool_scope_spawn(s, add_value, &S.values[i]), 0);
+}
+
+static void test_scope_sums(void **state)
+{
+    (void)state;
+    scope_kind kinds[] = {spool_scope, spool_scope_fifo, spool_in_place_scope,
+                          spool_in_place_scope_fifo};
+    for (int i = 0; i < 100; i++)
+        S.values[i] = i;
+    for (size_t k = 0; k < 4; k++) {
+        atomic_init(&S.total, 0);
+        kinds[k](sum_body, NULL);
+        assert_int_equal(atomic_load(&S.total), 4950);
+    }
+}
+
+static atomic_long leaves;
+
+static void divide(spool_scope_t *s, void *arg)
+{
+    uintptr_t size = (uintptr_t)arg;
+    if (size > 1) {
+        spool_scope_spawn(s, divide, (void *)(size / 2));
+        spool_scope_spawn(s, divide, (void *)(size / 2));
+    } else {
+        atomic_fetch_add(&leaves, 1);
+    }
+}
+
+static void divide_body(spool_scope_t *s, void *arg)
+{
+    spool_scope_spawn(s, divide, arg);
+}
+
+static void test_divide_and_conquer(void **state)
+{
+    (void)state;
+    atomic_init(&leaves, 0);
+    spool_scope(divide_body, (void *)(uintptr_t)1024);
+    assert_int_equal(atomic_load(&leaves), 1024);
+    atomic_init(&leaves, 0);
+    spool_scope_fifo(divide_body, (void *)(uintptr_t)1024);
+    assert_int_equal(atomic_load(&leaves), 1024);
+}
+
+/* A random tree of depth 10 (0 to 3 children per node); every node is
+ * updated exactly once. */
+typedef struct tree {
+    unsigned value;
+    unsigned updates;
+    unsigned num_children;
+    struct tree *children;
+} tree_t;
+
+static uint64_t rng_state;
+
+static unsigned next_rand(unsigned bound)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (unsigned)(rng_state % bound);
+}
+
+static void tree_build(tree_t *t, int depth, unsigned long *count)
+{
+    (*count)++;
+    t->value = next_rand(1000000);
+    t->updates = 0;
+    t->num_children = depth == 0 ? 0 : next_rand(4);
+    t->children = t->num_children ? calloc(t->num_children, sizeof *t->children) : NULL;
+    for (unsigned i = 0; i < t->num_children; i++)
+        tree_build(&t->children[i], depth - 1, count);
+}
+
+static void tree_update(spool_scope_t *s, void *arg);
+
+static void tree_spawn_children(spool_scope_t *s, void *arg)
+{
+    tree_t *t = arg;
+    for (unsigned i = 0; i < t->num_children; i++)
+        spool_scope_spawn(s, tree_update, &t->children[i]);
+}
+
+static void tree_update(spool_scope_t *s, void *arg)
+{
+    tree_t *t = arg;
+    spool_scope_spawn(s, tree_spawn_children, t);
+    t->value++;
+    t->updates++;
+}
+
+static void tree_check_free(tree_t *t, unsigned long *count, unsigned long *bad)
+{
+    (*count)++;
+    *bad += t->updates != 1;
+    for (unsigned i = 0; i < t->num_children; i++)
+        tree_check_free(&t->children[i], count, bad);
+    free(t->children);
+}
+
+static void test_update_random_tree(void **state)
+{
+    (void)state;
+    scope_kind kinds[] = {spool_scope, spool_scope_fifo};
+    for (int k = 0; k < 2; k++) {
+        rng_state = 0x123456789abcdefULL;
+        tree_t root;
+        unsigned long built = 0;
+        do {
+            built = 0;
+            tree_build(&root, 10, &built);
+            if (built < 50) { /* a degenerate draw: try the next one */
+                unsigned long c = 0, b = 0;
+                tree_check_free(&root, &c, &b);
+            }
+        } while (built < 50);
+        kinds[k](tree_update, &root);
+        unsigned long checked = 0, bad = 0;
+        tree_check_free(&root, &checked, &bad);
+        assert_int_equal(checked, built);
+        assert_int_equal(bad, 0);
+    }
+}
+
+/* ---- stack growth: waiting in a scope runs jobs at the same depth ------ */
+
+typedef struct countdown {
+    char *bottom;
+    size_t max_diff;
+} countdown_t;
+
+static countdown_t CD;
+
+static void the_final_countdown(spool_scope_t *s, void *arg)
+{
+    char top;
+    uintptr_t n = (uintptr_t)arg;
+    size_t diff = CD.bottom > &top ? (size_t)(CD.bottom - &top) : (size_t)(&top - CD.bottom);
+    if (diff > CD.max_diff)
+        CD.max_diff = diff;
+    if (n > 0)
+        spool_scope_spawn(s, the_final_countdown, (void *)(n - 1));
+}
+
+static void measure_stack(void *arg)
+{
+    double *ratio = arg;
+    char bottom;
+    CD.bottom = &bottom;
+    CD.max_diff = 0;
+    spool_scope(the_final_countdown, (void *)(uintptr_t)5);
+    double diff5 = (double)CD.max_diff;
+    spool_scope(the_final_countdown, (void *)(uintptr_t)500);
+    double diff500 = (double)CD.max_diff;
+    *ratio = diff5 / diff500;
+}
+
+static void test_linear_stack_growth(void **state)
+{
+    (void)state;
+    spool_config_t config = {.num_threads = 1};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    double ratio = 0;
+    assert_int_equal(spool_pool_install(pool, measure_stack, &ratio), 0);
+    print_message("stack ratio (chain of 5 / chain of 500): %.3f\n", ratio);
+    assert_true(ratio > 0.9 && ratio < 1.1);
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
+/* ---- nested scopes across 10 one-thread pools -------------------------- */
+
+enum { NEST = 10 };
+
+typedef struct nest {
+    spool_pool_t *pools[NEST];
+    spool_scope_t *scopes[NEST];
+    int depth;
+    atomic_int counter;
+} nest_t;
+
+static nest_t N;
+
+static void count_one(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    (void)arg;
+    atomic_fetch_add(&N.counter, 1);
+}
+
+static void nest_install(void *arg);
+
+static void nest_body(spool_scope_t *s, void *arg)
+{
+    int d = (int)(intptr_t)arg;
+    N.scopes[d] = s;
+    if (d + 1 < NEST) {
+        if (spool_pool_install(N.pools[d + 1], nest_install, (void *)(intptr_t)(d + 1)) != 0)
+            abort();
+    } else {
+        /* Spawn into every scope, each owned by another pool's worker. */
+        for (int i = 0; i < NEST; i++)
+            if (spool_scope_spawn(N.scopes[i], count_one, NULL) != 0)
+                abort();
+    }
+}
+
+static void nest_install(void *arg)
+{
+    spool_scope(nest_body, arg);
+}
+
+static void test_nested_scopes_across_pools(void **state)
+{
+    (void)state;
+    spool_config_t config = {.num_threads = 1};
+    for (int i = 0; i < NEST; i++)
+        assert_int_equal(spool_pool_create(&config, &N.pools[i]), 0);
+    atomic_init(&N.counter, 0);
+    assert_int_equal(spool_pool_install(N.pools[0], nest_install, (void *)(intptr_t)0), 0);
+    assert_int_equal(atomic_load(&N.counter), NEST);
+    for (int i = 0; i < NEST; i++)
+        assert_int_equal(spool_pool_destroy(N.pools[i]), 0);
+}
+
+/* ---- in-place scope whose body waits for its own spawn ----------------- */
+
+static atomic_bool spawned_ran;
+
+static void set_ran(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    (void)arg;
+    atomic_store(&spawned_ran, true);
+}
+
+static void wait_for_own_spawn(spool_scope_t *s, void *arg)
+{
+    (void)arg;
+    assert_int_equal(spool_scope_spawn(s, set_ran, NULL), 0);
+    /* With spool_scope this would block the pool's only worker. */
+    while (!atomic_load(&spawned_ran))
+        test_sleep_ms(1);
+}
+
+static void test_in_place_scope_no_deadlock(void **state)
+{
+    (void)state;
+    /* main() made the global pool one thread wide. */
+    assert_int_equal(spool_current_num_threads(), 1);
+    atomic_init(&spawned_ran, false);
+    spool_in_place_scope(wait_for_own_spawn, NULL);
+    atomic_init(&spawned_ran, false);
+    spool_in_place_scope_fifo(wait_for_own_spawn, NULL);
+}
+
+/* ---- bad input ---------------------------------------------------------- */
+
+static void noop_scope_fn(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    (void)arg;
+}
+
+static void null_checks_body(spool_scope_t *s, void *arg)
+{
+    int *err = arg;
+    err[0] = spool_scope_spawn(NULL, noop_scope_fn, NULL);
+    err[1] = spool_scope_spawn(s, NULL, NULL);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    int err[2] = {0, 0};
+    spool_scope(null_checks_body, err);
+    assert_int_equal(err[0], EINVAL);
+    assert_int_equal(err[1], EINVAL);
+    /* A NULL body aborts with a message naming the function. */
+    int pipefd[2];
+    assert_int_equal(pipe(pipefd), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(pipefd[1], STDERR_FILENO);
+        spool_scope_fifo(NULL, NULL);
+        _exit(0);
+    }
+    close(pipefd[1]);
+    char buf[128] = {0};
+    ssize_t r = read(pipefd[0], buf, sizeof buf - 1);
+    (void)r;
+    close(pipefd[0]);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+    assert_non_null(strstr(buf, "spool_scope_fifo"));
+}
+
+/* ---- no malloc per spawn in steady state -------------------------------- */
+
+static size_t count_slabs(spool_pool_t *pool)
+{
+    return spool__job_pool_slab_count(&pool->job_pool);
+}
+
+static void many_spawns_body(spool_scope_t *s, void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 20000; i++)
+        spool_scope_spawn(s, noop_scope_fn, NULL);
+}
+
+static void run_many_spawns(void *arg)
+{
+    (void)arg;
+    spool_scope(many_spawns_body, NULL);
+    spool_scope_fifo(many_spawns_body, NULL);
+}
+
+static void test_job_memory_is_recycled(void **state)
+{
+    (void)state;
+    /* One thread: every round has the same peak of pending jobs. */
+    spool_config_t config = {.num_threads = 1};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    assert_int_equal(spool_pool_install(pool, run_many_spawns, NULL), 0);
+    size_t after_first = count_slabs(pool);
+    assert_true(after_first >= 20000 / SPOOL__JOB_BATCH);
+    for (int r = 0; r < 10; r++)
+        assert_int_equal(spool_pool_install(pool, run_many_spawns, NULL), 0);
+    /* Same peak, same blocks: no slab was allocated again. */
+    assert_int_equal(count_slabs(pool), after_first);
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
+int main(void)
+{
+    spool_config_t global = {.num_threads = 1};
+    if (spool_global_init(&global) != 0)
+        return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_lifo_order),
+        cmocka_unit_test(test_fifo_order),
+        cmocka_unit_test(test_nested_lifo_order),
+        cmocka_unit_test(test_nested_fifo_order),
+        cmocka_unit_test(test_nested_lifo_fifo_order),
+        cmocka_unit_test(test_nested_fifo_lifo_order),
+        cmocka_unit_test(test_mixed_lifo_order),
+        cmocka_unit_test(test_mixed_fifo_order),
+        cmocka_unit_test(test_mixed_lifo_fifo_order),
+        cmocka_unit_test(test_mixed_fifo_lifo_order),
+        cmocka_unit_test(test_pool_scope_lifo_order),
+        cmocka_unit_test(test_pool_scope_fifo_order),
+        cmocka_unit_test(test_scope_sums),
+        cmocka_unit_test(test_divide_and_conquer),
+        cmocka_unit_test(test_update_random_tree),
+        cmocka_unit_test(test_linear_stack_growth),
+        cmocka_unit_test(test_nested_scopes_across_pools),
+        cmocka_unit_test(test_in_place_scope_no_deadlock),
+        cmocka_unit_test(test_job_memory_is_recycled),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
