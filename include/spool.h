@@ -65,7 +65,7 @@ typedef struct spool_config {
 /*
  * spool_pool_create: starts a pool of worker threads.
  * Threads: any.
- * Returns 0 and stores the pool in *out; EINVAL if out is NULL or
+ * Returns: 0, with the pool in *out; EINVAL if out is NULL or
  * num_threads exceeds SPOOL_MAX_THREADS; EAGAIN, ENOMEM or EINVAL (the
  * error pthread_create or malloc gave, e.g. for an impossible stack_size)
  * when a thread or memory cannot be had.  On error nothing is left behind:
@@ -79,7 +79,7 @@ SPOOL_API int spool_pool_create(const spool_config_t *config, spool_pool_t **out
  * while destroy waits), stops and joins every
  * worker (exit handlers run), and frees the pool.
  * Threads: any thread except the pool's own workers.
- * Returns 0; EINVAL if pool is NULL; EDEADLK if called on one of the pool's
+ * Returns: 0; EINVAL if pool is NULL; EDEADLK if called on one of the pool's
  * own workers (then nothing is done).
  */
 SPOOL_API int spool_pool_destroy(spool_pool_t *pool);
@@ -90,23 +90,24 @@ SPOOL_API int spool_pool_destroy(spool_pool_t *pool);
  * of another pool, that worker keeps running its own pool's jobs while it
  * waits, so pools installing into each other do not deadlock.
  * Threads: any.
- * Returns 0; EINVAL if pool or fn is NULL; ECANCELED if pool is being
- * destroyed (fn is not run).
+ * Returns: 0; EINVAL if pool or fn is NULL; ECANCELED if pool is being
+ * destroyed (fn is not run); ENOMEM if the job could not be queued.
  */
 SPOOL_API int spool_pool_install(spool_pool_t *pool, spool_fn fn, void *arg);
 
 /*
- * spool_pool_num_threads: the number of workers of pool (0 for NULL).
+ * spool_pool_num_threads: the number of workers of pool.
  * Threads: any.
+ * Returns: the number of workers; 0 if pool is NULL.
  */
 SPOOL_API unsigned spool_pool_num_threads(const spool_pool_t *pool);
 
 /*
  * spool_global_init: configures the global pool (used by spool_join and the
  * other free functions outside any pool) and starts it.
- * Threads: any; only before the global pool's first use.
- * Returns 0; EALREADY if the global pool was already started (by an earlier
- * call or by first use); otherwise the errors of spool_pool_create.
+ * Threads: any; meant for before the global pool's first use.
+ * Returns: 0; EALREADY if the global pool was already started (by an earlier
+ * call or by first use); EINVAL, EAGAIN or ENOMEM as spool_pool_create.
  */
 SPOOL_API int spool_global_init(const spool_config_t *config);
 
@@ -118,8 +119,8 @@ SPOOL_API int spool_global_init(const spool_config_t *config);
  * use) while the caller blocks; if the global pool cannot be started, both
  * run on the caller, a first.
  * Threads: any.
- * A NULL a or b is a programming error: spool_join prints one line naming
- * itself to stderr and aborts.
+ * Returns: nothing.  A NULL a or b is a programming error: spool_join prints
+ * one line naming itself to stderr and aborts.
  */
 SPOOL_API void spool_join(spool_fn a, void *arg_a, spool_fn b, void *arg_b);
 
@@ -131,7 +132,8 @@ SPOOL_API void spool_join(spool_fn a, void *arg_a, spool_fn b, void *arg_b);
  * LIFO order (the last spawned first) unless stolen.  While it waits, the
  * worker runs other jobs on its own stack.
  * Threads: any.
- * A NULL body is a programming error: abort with a message naming it.
+ * Returns: nothing.  A NULL body is a programming error: it prints one line
+ * naming the function to stderr and aborts.
  */
 SPOOL_API void spool_scope(spool_scope_fn body, void *arg);
 
@@ -139,6 +141,7 @@ SPOOL_API void spool_scope(spool_scope_fn body, void *arg);
  * spool_scope_fifo: as spool_scope, but the jobs spawned by each worker run
  * in per-thread FIFO order (the first spawned first) unless stolen.
  * Threads: any.
+ * Returns: nothing; a NULL body aborts as in spool_scope.
  */
 SPOOL_API void spool_scope_fifo(spool_scope_fn body, void *arg);
 
@@ -148,6 +151,7 @@ SPOOL_API void spool_scope_fifo(spool_scope_fn body, void *arg);
  * pool (the current pool, or the global pool from outside).  The body may
  * block until its own spawns have run.
  * Threads: any.
+ * Returns: nothing; a NULL body aborts as in spool_scope.
  */
 SPOOL_API void spool_in_place_scope(spool_scope_fn body, void *arg);
 SPOOL_API void spool_in_place_scope_fifo(spool_scope_fn body, void *arg);
@@ -157,7 +161,7 @@ SPOOL_API void spool_in_place_scope_fifo(spool_scope_fn body, void *arg);
  * before it has run.  In a FIFO scope it is queued FIFO, else LIFO.
  * Threads: the scope's body or a job running in the scope (on any thread);
  * never after the scope has ended.
- * Returns 0; EINVAL if scope or fn is NULL; ENOMEM if no memory could be had
+ * Returns: 0; EINVAL if scope or fn is NULL; ENOMEM if no memory could be had
  * for the job (then nothing was spawned and the scope still completes).
  */
 SPOOL_API int spool_scope_spawn(spool_scope_t *scope, spool_scope_fn fn, void *arg);
@@ -168,7 +172,8 @@ SPOOL_API int spool_scope_spawn(spool_scope_t *scope, spool_scope_fn fn, void *a
  * if that cannot be started), in per-thread LIFO / FIFO order.  The pool's
  * spool_pool_destroy waits for it.
  * Threads: any.
- * Returns 0; EINVAL if fn is NULL; ENOMEM (nothing spawned).
+ * Returns: 0; EINVAL if fn is NULL; ENOMEM if no memory could be had (nothing
+ * was spawned).
  */
 SPOOL_API int spool_spawn(spool_fn fn, void *arg);
 SPOOL_API int spool_spawn_fifo(spool_fn fn, void *arg);
@@ -178,39 +183,41 @@ SPOOL_API int spool_spawn_fifo(spool_fn fn, void *arg);
  * pool.  From the pool's own workers the job is pushed on the worker's deque
  * (LIFO) or FIFO; from elsewhere it is queued for the pool.
  * Threads: any.
- * Returns 0; EINVAL if pool or fn is NULL; ECANCELED if the call comes from
+ * Returns: 0; EINVAL if pool or fn is NULL; ECANCELED if the call comes from
  * outside the pool after spool_pool_destroy has begun (jobs of the pool may
- * still spawn; destroy runs them); ENOMEM (nothing spawned).
+ * still spawn; destroy runs them); ENOMEM if no memory could be had (nothing
+ * was spawned).
  */
 SPOOL_API int spool_pool_spawn(spool_pool_t *pool, spool_fn fn, void *arg);
 SPOOL_API int spool_pool_spawn_fifo(spool_pool_t *pool, spool_fn fn, void *arg);
 
 /*
- * spool_current_thread_index: the calling worker's index in its pool
- * (0 .. num_threads-1), or -1 on a thread outside any pool.
+ * spool_current_thread_index: the calling worker's index in its pool.
  * Threads: any.
+ * Returns: 0 .. num_threads-1 on a worker; -1 on a thread outside any pool.
  */
 SPOOL_API int spool_current_thread_index(void);
 
 /*
- * spool_current_num_threads: the number of workers of the calling worker's
- * pool; outside any pool, of the global pool (started if need be; 1 if it
- * cannot be started).
+ * spool_current_num_threads: the size of the calling worker's pool, or
+ * outside any pool of the global pool (started if need be).
  * Threads: any.
+ * Returns: the number of workers; 1 if the global pool cannot be started.
  */
 SPOOL_API unsigned spool_current_num_threads(void);
 
 /*
- * spool_version: SPOOL_VERSION_MAJOR * 10000 + MINOR * 100 + PATCH of the
- * library actually linked.
+ * spool_version: the version of the library actually linked (which may
+ * differ from the SPOOL_VERSION_* macros of the header compiled against).
  * Threads: any.
+ * Returns: MAJOR * 10000 + MINOR * 100 + PATCH.
  */
 SPOOL_API unsigned spool_version(void);
 
 /*
- * spool_strerror: a short static description of an error code returned by
- * spool (any errno value works; unknown ones give "unknown error").
+ * spool_strerror: describes an error code returned by spool.
  * Threads: any.
+ * Returns: a static string; "unknown error" for codes spool never returns.
  */
 SPOOL_API const char *spool_strerror(int err);
 

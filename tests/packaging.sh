@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Packaging check, as an outside user would see spool:
+#  - install the build tree to a temporary prefix;
+#  - build and run the examples with find_package(spool), shared and static;
+#  - build and run examples with pkg-config, shared and static;
+#  - only spool_* symbols are exported by libspool.so (nm -D);
+#  - add_subdirectory(spool) works and builds no tests or benchmarks.
+# Usage: tests/packaging.sh SOURCE_DIR BUILD_DIR
+set -euo pipefail
+src=$(cd "$1" && pwd)
+build=$(cd "$2" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+
+step() { echo "--- $*"; }
+fail() { echo "packaging: $*"; exit 1; }
+links_libspool() { ldd "$1" | grep -q 'libspool\.so'; }
+
+step "install to $prefix"
+cmake --install "$build" --prefix "$prefix" >/dev/null
+pc=$(find "$prefix" -name spool.pc)
+libdir=$(dirname "$(dirname "$pc")")
+for f in include/spool.h; do test -f "$prefix/$f"; done
+test -f "$libdir/libspool.a"
+test -L "$libdir/libspool.so"
+test -e "$libdir/libspool.so.0"
+test -f "$libdir/cmake/spool/spoolConfig.cmake"
+test -f "$libdir/cmake/spool/spoolConfigVersion.cmake"
+
+step "exported symbols"
+bad=$(nm -D --defined-only "$libdir/libspool.so" | awk '{print $3}' | grep -v '^spool_' || true)
+[ -z "$bad" ] || fail "libspool.so exports non-spool symbols: $bad"
+nm -D --defined-only "$libdir/libspool.so" | grep -q ' spool_join$'
+
+for kind in shared static; do
+  step "find_package, $kind"
+  static=OFF; [ $kind = static ] && static=ON
+  cmake -S "$src/examples" -B "$tmp/ex-$kind" -DCMAKE_PREFIX_PATH="$prefix" \
+        -DSPOOL_EXAMPLES_STATIC=$static >/dev/null
+  cmake --build "$tmp/ex-$kind" -j 2 >/dev/null
+  (cd "$tmp/ex-$kind" && ctest --output-on-failure >/dev/null)
+  if [ $kind = static ]; then
+    if links_libspool "$tmp/ex-$kind/spool_example_fib"; then fail "static example loads libspool.so"; fi
+  else
+    links_libspool "$tmp/ex-$kind/spool_example_fib" || fail "shared example does not load libspool.so"
+  fi
+done
+
+step "pkg-config, shared and static"
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+want=$(awk '/^#define SPOOL_VERSION_(MAJOR|MINOR|PATCH) /{printf "%s%s", sep, $3; sep="."}' "$src/include/spool.h")
+test "$(pkg-config --modversion spool)" = "$want"
+cc -std=c11 -D_POSIX_C_SOURCE=200809L -o "$tmp/fib-pc" "$src/examples/fib.c" \
+   $(pkg-config --cflags --libs spool) -Wl,-rpath,"$(pkg-config --variable=libdir spool)"
+"$tmp/fib-pc" 24 2 >/dev/null
+cc -std=c11 -D_POSIX_C_SOURCE=200809L -o "$tmp/sort-pc-static" "$src/examples/quicksort.c" \
+   $(pkg-config --cflags spool) "$(pkg-config --variable=libdir spool)/libspool.a" \
+   $(pkg-config --libs-only-other spool)
+if links_libspool "$tmp/sort-pc-static"; then fail "static pkg-config build loads libspool.so"; fi
+"$tmp/sort-pc-static" 100000 >/dev/null
+c++ -std=c++17 -o "$tmp/lambdas-pc" "$src/examples/lambdas.cpp" \
+   $(pkg-config --cflags --libs spool) -Wl,-rpath,"$(pkg-config --variable=libdir spool)"
+"$tmp/lambdas-pc" >/dev/null
+
+step "add_subdirectory"
+mkdir -p "$tmp/sub"
+cat > "$tmp/sub/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.16)
+project(consumer C)
+add_subdirectory("$src" spool)
+add_executable(app "$src/examples/fib.c")
+target_compile_definitions(app PRIVATE _POSIX_C_SOURCE=200809L)
+target_link_libraries(app PRIVATE spool::spool_static)
+CMAKE
+cmake -S "$tmp/sub" -B "$tmp/sub/build" >/dev/null
+cmake --build "$tmp/sub/build" -j 2 >/dev/null
+"$tmp/sub/build/app" 22 2 >/dev/null
+if find "$tmp/sub/build" -name 'test_deque' -o -name 'spool-peer' | grep -q .; then
+  fail "add_subdirectory built spool's tests or benchmarks"
+fi
+echo "packaging: all checks passed"
