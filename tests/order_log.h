@@ -31,4 +31,39 @@ typedef struct order_item {
     int value;
 } order_item_t;
 
+/* cmocka assertions on a log (include cmocka.h first). */
+static inline void expect_log(const order_log_t *log, const int *expected, int n)
+{
+    assert_int_equal(log->len, n);
+    for (int k = 0; k < n; k++)
+        if (log->values[k] != expected[k])
+            fail_msg("position %d: got %d, expected %d", k, log->values[k], expected[k]);
+}
+
+/* The 100 values i * 10 + j of the nested order tests, in four orders. */
+static inline int order_reversed(int k)
+{
+    return 99 - k;
+}
+static inline int order_natural(int k)
+{
+    return k;
+}
+static inline int order_i_rev_j_fwd(int k)
+{
+    return (9 - k / 10) * 10 + k % 10;
+}
+static inline int order_i_fwd_j_rev(int k)
+{
+    return (k / 10) * 10 + 9 - k % 10;
+}
+
+static inline void expect_log_100(const order_log_t *log, int (*value)(int k))
+{
+    int expected[100];
+    for (int k = 0; k < 100; k++)
+        expected[k] = value(k);
+    expect_log(log, expected, 100);
+}
+
 #endif

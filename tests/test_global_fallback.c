@@ -12,23 +12,23 @@
 #include "test_hooks.h"
 #include "test_util.h"
 
-typedef struct fib_task {
+typedef struct counted_fib {
     unsigned n;
     unsigned long result;
     atomic_int *outside_runs;
-} fib_task_t;
+} counted_fib_t;
 
-static void fib(void *arg)
+static void counted_fib(void *arg)
 {
-    fib_task_t *t = arg;
+    counted_fib_t *t = arg;
     if (spool_current_thread_index() < 0)
         atomic_fetch_add(t->outside_runs, 1);
     if (t->n < 2) {
         t->result = t->n;
         return;
     }
-    fib_task_t a = {t->n - 1, 0, t->outside_runs}, b = {t->n - 2, 0, t->outside_runs};
-    spool_join(fib, &a, fib, &b);
+    counted_fib_t a = {t->n - 1, 0, t->outside_runs}, b = {t->n - 2, 0, t->outside_runs};
+    spool_join(counted_fib, &a, counted_fib, &b);
     t->result = a.result + b.result;
 }
 
@@ -39,11 +39,11 @@ static void test_fallback_then_init(void **state)
     atomic_init(&outside, 0);
     spool__test_fail_thread_create(1, EAGAIN); /* the global pool's first thread */
     int threads_before = test_os_threads();
-    fib_task_t t = {18, 0, &outside};
-    fib(&t);
+    counted_fib_t t = {18, 0, &outside};
+    counted_fib(&t);
     assert_int_equal(t.result, fib_expected(18));
     /* Every call ran on this thread. */
-    assert_int_equal(atomic_load(&outside), 8361); /* calls of fib(18) */
+    assert_int_equal(atomic_load(&outside), 8361); /* calls of counted_fib(18) */
     assert_int_equal(test_os_threads(), threads_before);
     assert_int_equal(spool_current_num_threads(), 1);
 
@@ -52,8 +52,8 @@ static void test_fallback_then_init(void **state)
     assert_int_equal(spool_global_init(&config), 0);
     assert_int_equal(spool_current_num_threads(), 2);
     atomic_store(&outside, 0);
-    fib_task_t u = {18, 0, &outside};
-    fib(&u);
+    counted_fib_t u = {18, 0, &outside};
+    counted_fib(&u);
     assert_int_equal(u.result, fib_expected(18));
     assert_int_equal(atomic_load(&outside), 1); /* only the root call */
 }

@@ -13,28 +13,11 @@
 #include "spool.h"
 #include "test_util.h"
 
-typedef struct fib_task {
-    unsigned n;
-    unsigned long result;
-} fib_task_t;
-
-static void fib(void *arg)
-{
-    fib_task_t *t = arg;
-    if (t->n < 2) {
-        t->result = t->n;
-        return;
-    }
-    fib_task_t a = {t->n - 1, 0}, b = {t->n - 2, 0};
-    spool_join(fib, &a, fib, &b);
-    t->result = a.result + b.result;
-}
-
 static void test_fib_outside_any_pool(void **state)
 {
     (void)state;
     fib_task_t t = {25, 0};
-    fib(&t); /* the first join enters the global pool */
+    fib_join(&t); /* the first join enters the global pool */
     assert_int_equal(t.result, fib_expected(25));
 }
 
@@ -46,7 +29,7 @@ static void fib_in_pool(unsigned threads)
     unsigned long rounds = test_iters("SPOOL_TEST_FIB_ROUNDS", 3);
     for (unsigned long r = 0; r < rounds; r++) {
         fib_task_t t = {25, 0};
-        assert_int_equal(spool_pool_install(pool, fib, &t), 0);
+        assert_int_equal(spool_pool_install(pool, fib_join, &t), 0);
         assert_int_equal(t.result, fib_expected(25));
     }
     assert_int_equal(spool_pool_destroy(pool), 0);

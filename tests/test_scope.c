@@ -29,6 +29,7 @@ typedef struct order_test {
 } order_test_t;
 
 static order_test_t *current_test; /* the pool has one thread */
+static order_test_t T;
 
 static void push_item(spool_scope_t *s, void *arg)
 {
@@ -137,81 +138,47 @@ static void run_order(order_test_t *t, scope_kind outer, scope_kind inner, spool
     assert_int_equal(spool_pool_destroy(pool), 0);
 }
 
-static void expect_log(order_test_t *t, const int *expected, int n)
-{
-    assert_int_equal(t->log.len, n);
-    for (int k = 0; k < n; k++)
-        if (t->log.values[k] != expected[k])
-            fail_msg("position %d: got %d, expected %d", k, t->log.values[k], expected[k]);
-}
-
-static order_test_t T;
-
-static void expect_100(int (*value)(int k))
-{
-    int expected[100];
-    for (int k = 0; k < 100; k++)
-        expected[k] = value(k);
-    expect_log(&T, expected, 100);
-}
-
-static int reversed(int k)
-{
-    return 99 - k;
-}
-static int natural(int k)
-{
-    return k;
-}
-static int i_rev_j_fwd(int k)
-{
-    return (9 - k / 10) * 10 + k % 10;
-}
-static int i_fwd_j_rev(int k)
-{
-    return (k / 10) * 10 + 9 - k % 10;
-}
 
 static void test_lifo_order(void **state)
 {
     (void)state;
     run_order(&T, spool_scope, spool_scope, order_body, 0);
-    expect_100(reversed);
+    expect_log_100(&T.log, order_reversed);
 }
 
 static void test_fifo_order(void **state)
 {
     (void)state;
     run_order(&T, spool_scope_fifo, spool_scope_fifo, order_body, 0);
-    expect_100(natural);
+    expect_log_100(&T.log, order_natural);
 }
 
 static void test_nested_lifo_order(void **state)
 {
     (void)state;
     run_order(&T, spool_scope, spool_scope, nested_body, 0);
-    expect_100(reversed);
+    expect_log_100(&T.log, order_reversed);
 }
 
 static void test_nested_fifo_order(void **state)
 {
     (void)state;
     run_order(&T, spool_scope_fifo, spool_scope_fifo, nested_body, 0);
-    expect_100(natural);
+    expect_log_100(&T.log, order_natural);
 }
 
 static void test_nested_lifo_fifo_order(void **state)
 {
     (void)state;
     run_order(&T, spool_scope, spool_scope_fifo, nested_body, 0);
-    expect_100(i_rev_j_fwd);
+    expect_log_100(&T.log, order_i_rev_j_fwd);
 }
 
 static void test_nested_fifo_lifo_order(void **state)
 {
     (void)state;
     run_order(&T, spool_scope_fifo, spool_scope, nested_body, 0);
-    expect_100(i_fwd_j_rev);
+    expect_log_100(&T.log, order_i_fwd_j_rev);
 }
 
 static void test_mixed_lifo_order(void **state)
@@ -219,7 +186,7 @@ static void test_mixed_lifo_order(void **state)
     (void)state;
     run_order(&T, spool_scope, spool_scope, mixed_body, 50);
     const int expected[] = {-3, 2, -2, 1, -1, 3, 0};
-    expect_log(&T, expected, 7);
+    expect_log(&T.log, expected, 7);
 }
 
 static void test_mixed_fifo_order(void **state)
@@ -227,7 +194,7 @@ static void test_mixed_fifo_order(void **state)
     (void)state;
     run_order(&T, spool_scope_fifo, spool_scope_fifo, mixed_body, 50);
     const int expected[] = {-1, 0, -2, 1, -3, 2, 3};
-    expect_log(&T, expected, 7);
+    expect_log(&T.log, expected, 7);
 }
 
 static void test_mixed_lifo_fifo_order(void **state)
@@ -235,7 +202,7 @@ static void test_mixed_lifo_fifo_order(void **state)
     (void)state;
     run_order(&T, spool_scope, spool_scope_fifo, mixed_body, 50);
     const int expected[] = {-1, 2, -2, 1, -3, 3, 0};
-    expect_log(&T, expected, 7);
+    expect_log(&T.log, expected, 7);
 }
 
 static void test_mixed_fifo_lifo_order(void **state)
@@ -243,7 +210,7 @@ static void test_mixed_fifo_lifo_order(void **state)
     (void)state;
     run_order(&T, spool_scope_fifo, spool_scope, mixed_body, 50);
     const int expected[] = {-3, 0, -2, 1, -1, 2, 3};
-    expect_log(&T, expected, 7);
+    expect_log(&T.log, expected, 7);
 }
 
 static void test_pool_scope_lifo_order(void **state)
@@ -251,7 +218,7 @@ static void test_pool_scope_lifo_order(void **state)
     (void)state;
     run_order(&T, spool_scope, spool_scope, flat_body, 0);
     const int expected[] = {9, 8, 7, 6, 5, 4, 3, 2, 1, 0};
-    expect_log(&T, expected, 10);
+    expect_log(&T.log, expected, 10);
 }
 
 static void test_pool_scope_fifo_order(void **state)
@@ -259,7 +226,7 @@ static void test_pool_scope_fifo_order(void **state)
     (void)state;
     run_order(&T, spool_scope_fifo, spool_scope_fifo, flat_body, 0);
     const int expected[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
-    expect_log(&T, expected, 10);
+    expect_log(&T.log, expected, 10);
 }
 
 /* ---- sums and trees on multi-thread pools ------------------------------ */

@@ -10,23 +10,6 @@
 #include "spool.h"
 #include "test_util.h"
 
-typedef struct fib_task {
-    unsigned n;
-    unsigned long result;
-} fib_task_t;
-
-static void fib(void *arg)
-{
-    fib_task_t *t = arg;
-    if (t->n < 2) {
-        t->result = t->n;
-        return;
-    }
-    fib_task_t a = {t->n - 1, 0}, b = {t->n - 2, 0};
-    spool_join(fib, &a, fib, &b);
-    t->result = a.result + b.result;
-}
-
 static void test_idle_pool_uses_no_cpu(void **state)
 {
     (void)state;
@@ -34,7 +17,7 @@ static void test_idle_pool_uses_no_cpu(void **state)
     spool_pool_t *pool;
     assert_int_equal(spool_pool_create(&config, &pool), 0);
     fib_task_t t = {24, 0};
-    assert_int_equal(spool_pool_install(pool, fib, &t), 0);
+    assert_int_equal(spool_pool_install(pool, fib_join, &t), 0);
     assert_int_equal(t.result, fib_expected(24));
     /* Work has stopped: the workers search a little, then sleep. */
     double cpu0 = test_cpu_seconds();
@@ -59,7 +42,7 @@ static void test_bursts_after_sleep(void **state)
         for (unsigned long b = 0; b < bursts; b++) {
             test_sleep_ms(b % 3 == 0 ? 20 : 1);
             fib_task_t t = {15, 0};
-            assert_int_equal(spool_pool_install(pool, fib, &t), 0);
+            assert_int_equal(spool_pool_install(pool, fib_join, &t), 0);
             assert_int_equal(t.result, fib_expected(15));
         }
         assert_int_equal(spool_pool_destroy(pool), 0);

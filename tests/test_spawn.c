@@ -92,65 +92,33 @@ static void run_order(spawn_kind outer, spawn_kind inner, spool_fn body, int ite
     assert_int_equal(spool_pool_destroy(flat_pool), 0);
 }
 
-static void expect_log(const int *expected, int n)
-{
-    assert_int_equal(T.log.len, n);
-    for (int k = 0; k < n; k++)
-        if (T.log.values[k] != expected[k])
-            fail_msg("position %d: got %d, expected %d", k, T.log.values[k], expected[k]);
-}
-
-static void expect_100(int (*value)(int k))
-{
-    int expected[100];
-    for (int k = 0; k < 100; k++)
-        expected[k] = value(k);
-    expect_log(expected, 100);
-}
-
-static int reversed(int k)
-{
-    return 99 - k;
-}
-static int natural(int k)
-{
-    return k;
-}
-static int i_rev_j_fwd(int k)
-{
-    return (9 - k / 10) * 10 + k % 10;
-}
-static int i_fwd_j_rev(int k)
-{
-    return (k / 10) * 10 + 9 - k % 10;
-}
 
 static void test_lifo_order(void **state)
 {
     (void)state;
     run_order(spool_spawn, spool_spawn, order_body, 0);
-    expect_100(reversed);
+    expect_log_100(&T.log, order_reversed);
 }
 
 static void test_fifo_order(void **state)
 {
     (void)state;
     run_order(spool_spawn_fifo, spool_spawn_fifo, order_body, 0);
-    expect_100(natural);
+    expect_log_100(&T.log, order_natural);
 }
 
 static void test_lifo_fifo_order(void **state)
 {
     (void)state;
     run_order(spool_spawn, spool_spawn_fifo, order_body, 0);
-    expect_100(i_rev_j_fwd);
+    expect_log_100(&T.log, order_i_rev_j_fwd);
 }
 
 static void test_fifo_lifo_order(void **state)
 {
     (void)state;
     run_order(spool_spawn_fifo, spool_spawn, order_body, 0);
-    expect_100(i_fwd_j_rev);
+    expect_log_100(&T.log, order_i_fwd_j_rev);
 }
 
 static void test_mixed_lifo_fifo_order(void **state)
@@ -158,7 +126,7 @@ static void test_mixed_lifo_fifo_order(void **state)
     (void)state;
     run_order(spool_spawn, spool_spawn_fifo, mixed_body, 50);
     const int expected[] = {3, -1, 2, -2, 1, -3, 0};
-    expect_log(expected, 7);
+    expect_log(&T.log, expected, 7);
 }
 
 static void test_mixed_fifo_lifo_order(void **state)
@@ -166,7 +134,7 @@ static void test_mixed_fifo_lifo_order(void **state)
     (void)state;
     run_order(spool_spawn_fifo, spool_spawn, mixed_body, 50);
     const int expected[] = {0, -3, 1, -2, 2, -1, 3};
-    expect_log(expected, 7);
+    expect_log(&T.log, expected, 7);
 }
 
 static void test_pool_spawn_lifo_order(void **state)
@@ -175,7 +143,7 @@ static void test_pool_spawn_lifo_order(void **state)
     flat_fifo = false;
     run_order(spool_spawn, spool_spawn, flat_body, 0);
     const int expected[] = {9, 8, 7, 6, 5, 4, 3, 2, 1, 0};
-    expect_log(expected, 10);
+    expect_log(&T.log, expected, 10);
 }
 
 static void test_pool_spawn_fifo_order(void **state)
@@ -184,7 +152,7 @@ static void test_pool_spawn_fifo_order(void **state)
     flat_fifo = true;
     run_order(spool_spawn, spool_spawn, flat_body, 0);
     const int expected[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
-    expect_log(expected, 10);
+    expect_log(&T.log, expected, 10);
 }
 
 /* ---- spawn from outside into the global pool --------------------------- */

@@ -10,6 +10,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "spool.h"
+
 /* An iteration count: the environment variable name if it is a positive
  * integer, else fallback.  SPOOL_TEST_SCALE (a positive integer)
  * multiplies every count, for longer soak runs. */
@@ -65,6 +67,24 @@ static inline unsigned long fib_expected(unsigned n)
         b = t;
     }
     return a;
+}
+
+/* fib through spool_join: every call with n >= 2 forks. */
+typedef struct fib_task {
+    unsigned n;
+    unsigned long result;
+} fib_task_t;
+
+static inline void fib_join(void *arg)
+{
+    fib_task_t *t = (fib_task_t *)arg;
+    if (t->n < 2) {
+        t->result = t->n;
+        return;
+    }
+    fib_task_t a = {t->n - 1, 0}, b = {t->n - 2, 0};
+    spool_join(fib_join, &a, fib_join, &b);
+    t->result = a.result + b.result;
 }
 
 #endif
