@@ -15,7 +15,9 @@ prefix=$tmp/prefix
 
 step() { echo "--- $*"; }
 fail() { echo "packaging: $*"; exit 1; }
-links_libspool() { ldd "$1" | grep -q 'libspool\.so'; }
+# (ldd's output is captured first: with pipefail, `ldd | grep -q` fails
+# whenever grep's early exit kills ldd with SIGPIPE.)
+links_libspool() { local deps; deps=$(ldd "$1"); [[ $deps == *libspool.so* ]]; }
 
 step "install to $prefix"
 cmake --install "$build" --prefix "$prefix" >/dev/null
@@ -29,9 +31,10 @@ test -f "$libdir/cmake/spool/spoolConfig.cmake"
 test -f "$libdir/cmake/spool/spoolConfigVersion.cmake"
 
 step "exported symbols"
-bad=$(nm -D --defined-only "$libdir/libspool.so" | awk '{print $3}' | grep -v '^spool_' || true)
+symbols=$(nm -D --defined-only "$libdir/libspool.so" | awk '{print $3}')
+bad=$(grep -v '^spool_' <<<"$symbols" || true)
 [ -z "$bad" ] || fail "libspool.so exports non-spool symbols: $bad"
-nm -D --defined-only "$libdir/libspool.so" | grep -q ' spool_join$'
+grep -qx spool_join <<<"$symbols" || fail "libspool.so does not export spool_join"
 
 for kind in shared static; do
   step "find_package, $kind"
@@ -76,7 +79,6 @@ CMAKE
 cmake -S "$tmp/sub" -B "$tmp/sub/build" >/dev/null
 cmake --build "$tmp/sub/build" -j 2 >/dev/null
 "$tmp/sub/build/app" 22 2 >/dev/null
-if find "$tmp/sub/build" -name 'test_deque' -o -name 'spool-peer' | grep -q .; then
-  fail "add_subdirectory built spool's tests or benchmarks"
-fi
+extra=$(find "$tmp/sub/build" -name 'test_deque' -o -name 'spool-peer')
+[ -z "$extra" ] || fail "add_subdirectory built spool's tests or benchmarks: $extra"
 echo "packaging: all checks passed"
