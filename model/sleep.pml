@@ -1,0 +1,265 @@
+/*
+ * A model of spool's sleep protocol and core latch (src/sleep.md), for spin.
+ *
+ * Workers search for work (a deque job, injected jobs), get sleepy, and sleep
+ * on a mutex + condvar, following the fall-asleep protocol step by step.
+ * Worker 0 first posts an internal job J on its own deque and then runs a
+ * long task that waits until J has run elsewhere (so J must be stolen, and a
+ * sleeping thief must be woken for it).  An outside thread injects jobs, waits
+ * until every job has run, then sets each worker's terminate latch (the core
+ * latch: UNSET, SLEEPY, SLEEPING, SET), which must wake a sleeping owner.
+ *
+ * A lost wake-up leaves some process blocked forever: spin reports it as an
+ * invalid end state (no process can move, and not all are at their end).
+ *
+ * Memory model.  Spin interleaves atomic steps sequentially consistently.
+ * The weak-memory effect the fences exist for is modelled explicitly: an
+ * ordinary search may miss a job another thread injected (its push need not
+ * be visible yet: no fence orders the search after it).  Only two reads are
+ * exact, the two that the seq-cst fence pair orders: the poster's read of the
+ * counters after PushFence, and the sleeper's final injector check after
+ * SleepFence.  Deque jobs are always seen (internal work may be overlooked by
+ * the protocol anyway; the JEC is what protects it).  The JEC is one bit wide
+ * (JEC_MOD 2), so it rolls over as soon as possible.
+ *
+ * Deliberate bugs, for showing that the model can fail:
+ *   -DNO_FINAL_CHECK  the sleeper skips the final injector check
+ *   -DNO_JEC_BUMP     posting a job does not bump the JEC
+ */
+
+#ifndef W
+#define W 2          /* workers */
+#endif
+#ifndef INJECT
+#define INJECT 2     /* jobs injected from outside */
+#endif
+#define JEC_MOD 2
+#define ROUNDS 1     /* fruitless rounds before getting sleepy */
+
+#define UNSET 0
+#define SLEEPY 1
+#define SLEEPING 2
+#define SET 3
+
+byte sleeping, inactive, jec;   /* the packed counters, updated atomically */
+byte injector;                  /* jobs in the injector */
+byte deque;                     /* jobs on worker 0's deque */
+byte done;                      /* jobs finished */
+bool internal_done;             /* J has run */
+bool mutex[W];                  /* each worker's sleep mutex (true = held) */
+bool blocked[W];                /* is_blocked, guarded by mutex[i] */
+byte latch[W];                  /* each worker's terminate latch */
+
+inline lock(m) { atomic { !m -> m = true } }
+inline unlock(m) { m = false }
+
+/* Wake worker i if it is blocked; the waker takes it off the count. */
+inline wake_specific(i, woke) {
+    lock(mutex[i]);
+    if
+    :: blocked[i] -> blocked[i] = false; sleeping--; woke = true
+    :: else -> woke = false
+    fi;
+    unlock(mutex[i])
+}
+
+inline wake_any(count) {
+    k = 0;
+    do
+    :: count > 0 && k < W ->
+        wake_specific(k, woke);
+        if
+        :: woke -> count--
+        :: else
+        fi;
+        k++
+    :: else -> break
+    od
+}
+
+/* Post-work protocol, steps 3 and 4 (step 2, the fence, is implicit). */
+inline new_jobs(was_empty) {
+    atomic {
+#ifndef NO_JEC_BUMP
+        if
+        :: jec % 2 == 0 -> jec = (jec + 1) % JEC_MOD
+        :: else
+        fi;
+#endif
+        c_sleeping = sleeping;
+        c_inactive = inactive
+    };
+    if
+    :: c_sleeping > 0 ->
+        if
+        :: !was_empty -> wanted = 1
+        :: was_empty && c_inactive - c_sleeping < 1 -> wanted = 1
+        :: else -> wanted = 0
+        fi;
+        wake_any(wanted)
+    :: else
+    fi
+}
+
+/* Core latch set: only replacing SLEEPING wakes the owner. */
+inline latch_set(i) {
+    atomic { old = latch[i]; latch[i] = SET };
+    if
+    :: old == SLEEPING -> wake_specific(i, woke)
+    :: else
+    fi
+}
+
+proctype worker(byte me) {
+    byte rounds, myjec, job, k, c_sleeping, c_inactive, wanted;
+    bool woke, ok, was_empty;
+
+    if
+    :: me == 0 ->
+        /* join-like: push J, then a task that needs J run by a thief */
+        atomic { was_empty = (deque == 0); deque++ };
+        new_jobs(was_empty);
+        internal_done
+    :: else
+    fi;
+
+    /* wait_until(terminate latch) */
+    atomic { inactive++ };
+    rounds = 0;
+search:
+    if
+    :: latch[me] == SET -> goto finish
+    :: else
+    fi;
+    atomic {
+        if
+        :: deque > 0 -> deque--; job = 1
+        :: else ->
+            if
+            :: injector > 0 -> injector--; job = 2
+            :: true -> job = 0   /* empty, or the push is not visible yet */
+            fi
+        fi
+    };
+    if
+    :: job != 0 ->
+        /* work found: active again, wake up to two sleepers */
+        atomic { inactive--; wanted = (sleeping < 2 -> sleeping : 2) };
+        wake_any(wanted);
+        atomic {
+            if
+            :: job == 1 -> internal_done = true
+            :: else
+            fi;
+            done++
+        };
+        atomic { inactive++ };
+        rounds = 0;
+        goto search
+    :: else
+    fi;
+
+    if
+    :: rounds < ROUNDS -> rounds++; goto search
+    :: rounds == ROUNDS ->
+        /* get sleepy: make the JEC even, remember it */
+        atomic {
+            if
+            :: jec % 2 == 1 -> jec = (jec + 1) % JEC_MOD
+            :: else
+            fi;
+            myjec = jec
+        };
+        rounds++;
+        goto search
+    :: else
+    fi;
+
+    /* fall asleep */
+    atomic {
+        if
+        :: latch[me] == UNSET -> latch[me] = SLEEPY; ok = true
+        :: else -> ok = false
+        fi
+    };
+    if
+    :: !ok -> goto search
+    :: else
+    fi;
+    lock(mutex[me]);
+    atomic {
+        if
+        :: latch[me] == SLEEPY -> latch[me] = SLEEPING; ok = true
+        :: else -> ok = false
+        fi
+    };
+    if
+    :: !ok -> unlock(mutex[me]); rounds = 0; goto search
+    :: else
+    fi;
+    /* the JEC check and the CAS that counts us as sleeping */
+    atomic {
+        if
+        :: jec != myjec -> ok = false
+        :: else -> sleeping++; ok = true
+        fi
+    };
+    if
+    :: !ok ->
+        rounds = ROUNDS;    /* wake partly: one more search, then sleepy */
+        atomic { if :: latch[me] == SLEEPING -> latch[me] = UNSET :: else fi };
+        unlock(mutex[me]);
+        goto search
+    :: else
+    fi;
+#ifndef NO_FINAL_CHECK
+    if
+    :: injector > 0 -> atomic { sleeping-- }; goto awake
+    :: else
+    fi;
+#endif
+    blocked[me] = true;
+    unlock(mutex[me]);       /* the condvar wait releases the mutex... */
+    !blocked[me];            /* ...until a waker clears the flag */
+    lock(mutex[me]);
+awake:
+    rounds = 0;
+    atomic { if :: latch[me] == SLEEPING -> latch[me] = UNSET :: else fi };
+    unlock(mutex[me]);
+    goto search
+
+finish:
+    atomic { inactive-- };
+    assert(sleeping <= W && inactive <= W)
+}
+
+proctype outside() {
+    byte n, i, old, k, c_sleeping, c_inactive, wanted;
+    bool woke, was_empty;
+    n = 0;
+    do
+    :: n < INJECT ->
+        atomic { was_empty = (injector == 0); injector++ };
+        new_jobs(was_empty);
+        n++
+    :: else -> break
+    od;
+    done == INJECT + 1;      /* every job has run */
+    i = 0;
+    do
+    :: i < W -> latch_set(i); i++
+    :: else -> break
+    od
+}
+
+init {
+    byte i;
+    atomic {
+        i = 0;
+        do
+        :: i < W -> run worker(i); i++
+        :: else -> break
+        od;
+        run outside()
+    }
+}
