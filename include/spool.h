@@ -1,6 +1,11 @@
 /*
  * spool: a work-stealing thread pool for C, after rayon-core.
  *
+ * fork(): a child process may use spool_join, scopes, spawns and the global
+ * pool (a new global pool starts there on first use).  Pools created before
+ * the fork have no threads in the child: every call on them there returns
+ * ENOTRECOVERABLE (and spool_pool_destroy frees nothing).
+ *
  * Conventions
  *  - Every function returning int returns 0 on success or a positive errno
  *    value, as pthreads does.  Nothing sets errno.
@@ -80,7 +85,8 @@ SPOOL_API int spool_pool_create(const spool_config_t *config, spool_pool_t **out
  * worker (exit handlers run), and frees the pool.
  * Threads: any thread except the pool's own workers.
  * Returns: 0; EINVAL if pool is NULL; EDEADLK if called on one of the pool's
- * own workers (then nothing is done).
+ * own workers (then nothing is done); ENOTRECOVERABLE in a child process
+ * forked after the pool was created.
  */
 SPOOL_API int spool_pool_destroy(spool_pool_t *pool);
 
@@ -91,7 +97,8 @@ SPOOL_API int spool_pool_destroy(spool_pool_t *pool);
  * waits, so pools installing into each other do not deadlock.
  * Threads: any.
  * Returns: 0; EINVAL if pool or fn is NULL; ECANCELED if pool is being
- * destroyed (fn is not run); ENOMEM if the job could not be queued.
+ * destroyed (fn is not run); ENOMEM if the job could not be queued;
+ * ENOTRECOVERABLE in a child process forked after the pool was created.
  */
 SPOOL_API int spool_pool_install(spool_pool_t *pool, spool_fn fn, void *arg);
 
@@ -186,7 +193,8 @@ SPOOL_API int spool_spawn_fifo(spool_fn fn, void *arg);
  * Returns: 0; EINVAL if pool or fn is NULL; ECANCELED if the call comes from
  * outside the pool after spool_pool_destroy has begun (jobs of the pool may
  * still spawn; destroy runs them); ENOMEM if no memory could be had (nothing
- * was spawned).
+ * was spawned); ENOTRECOVERABLE in a child process forked after the pool was
+ * created.
  */
 SPOOL_API int spool_pool_spawn(spool_pool_t *pool, spool_fn fn, void *arg);
 SPOOL_API int spool_pool_spawn_fifo(spool_pool_t *pool, spool_fn fn, void *arg);

@@ -14,6 +14,7 @@
 #include "test_hooks.h"
 
 _Thread_local spool__worker_t *spool__tls_worker SPOOL__TLS_MODEL;
+atomic_uint spool__fork_generation;
 
 static void *aligned_zalloc(size_t size)
 {
@@ -273,6 +274,7 @@ static int registry_new(const spool_config_t *config, unsigned n, spool_pool_t *
     reg->start_handler = config->start_handler;
     reg->exit_handler = config->exit_handler;
     reg->handler_ctx = config->handler_ctx;
+    reg->fork_generation = atomic_load_explicit(&spool__fork_generation, memory_order_relaxed);
     snprintf(reg->thread_name, sizeof reg->thread_name, "%s",
              config->thread_name != NULL ? config->thread_name : "spool");
     *out = reg;
@@ -306,11 +308,50 @@ static int start_workers(spool_pool_t *reg)
     return err;
 }
 
+/* ---- fork ---------------------------------------------------------------- */
+
+static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic(spool_pool_t *) global_pool;
+static bool global_failed; /* guarded by global_lock: first use could not start it */
+
+/* Hold the global lock across fork() so that the child gets it unlocked and
+ * consistent. */
+static void atfork_prepare(void)
+{
+    pthread_mutex_lock(&global_lock);
+}
+
+static void atfork_parent(void)
+{
+    pthread_mutex_unlock(&global_lock);
+}
+
+/* The child has one thread: every pool's workers are gone.  Forget the
+ * global pool (its memory is abandoned: its locks may be held by threads that
+ * no longer exist) and retire every existing pool. */
+static void atfork_child(void)
+{
+    /* Relaxed: the child has a single thread. */
+    atomic_store_explicit(&global_pool, NULL, memory_order_relaxed);
+    global_failed = false;
+    atomic_fetch_add_explicit(&spool__fork_generation, 1, memory_order_relaxed);
+    spool__tls_worker = NULL;
+    pthread_mutex_unlock(&global_lock);
+}
+
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void register_atfork(void)
+{
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
 int spool_pool_create(const spool_config_t *config, spool_pool_t **out)
 {
     static const spool_config_t defaults;
     if (out == NULL)
         return EINVAL;
+    pthread_once(&atfork_once, register_atfork);
     if (config == NULL)
         config = &defaults;
     unsigned n;
@@ -334,6 +375,9 @@ int spool_pool_destroy(spool_pool_t *pool)
 {
     if (pool == NULL)
         return EINVAL;
+    int err = spool__registry_check_fork(pool);
+    if (err != 0)
+        return err; /* no threads to join; the memory is abandoned */
     spool__worker_t *w = spool__current_worker();
     if (w != NULL && w->registry == pool)
         return EDEADLK;
@@ -422,6 +466,9 @@ int spool_pool_install(spool_pool_t *pool, spool_fn fn, void *arg)
 {
     if (pool == NULL || fn == NULL)
         return EINVAL;
+    int err = spool__registry_check_fork(pool);
+    if (err != 0)
+        return err;
     spool__worker_t *w = spool__current_worker();
     if (w != NULL && w->registry == pool) {
         fn(arg);
@@ -431,10 +478,6 @@ int spool_pool_install(spool_pool_t *pool, spool_fn fn, void *arg)
 }
 
 /* ---- the global pool --------------------------------------------------- */
-
-static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic(spool_pool_t *) global_pool;
-static bool global_failed; /* guarded by global_lock: first use could not start it */
 
 spool_pool_t *spool__global_registry(void)
 {

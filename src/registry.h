@@ -4,6 +4,7 @@
 #ifndef SPOOL_REGISTRY_H
 #define SPOOL_REGISTRY_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -53,8 +54,25 @@ struct spool_pool {
     void (*start_handler)(void *ctx, unsigned index);
     void (*exit_handler)(void *ctx, unsigned index);
     void *handler_ctx;
+    unsigned fork_generation; /* spool__fork_generation when created */
     char thread_name[16];
 };
+
+/* Counts the fork()s this process descends from (a pthread_atfork child
+ * handler bumps it); a pool from an older generation has no threads here. */
+extern atomic_uint spool__fork_generation;
+
+/* ENOTRECOVERABLE if pool was created before a fork() in this process's
+ * ancestry (its threads do not exist here), else 0. */
+static inline int spool__registry_check_fork(const spool_pool_t *pool)
+{
+    /* Relaxed: only this process's own fork handler writes it, on the one
+     * thread that exists at that point. */
+    return pool->fork_generation ==
+                   atomic_load_explicit(&spool__fork_generation, memory_order_relaxed)
+               ? 0
+               : ENOTRECOVERABLE;
+}
 
 /* The worker running on this thread, NULL outside any pool.  Initial-exec:
  * join reads it on every call, and the default model for a shared library

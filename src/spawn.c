@@ -71,16 +71,20 @@ int spool_spawn_fifo(spool_fn fn, void *arg)
     return spawn_current(fn, arg, true);
 }
 
-int spool_pool_spawn(spool_pool_t *pool, spool_fn fn, void *arg)
+static int spawn_pool(spool_pool_t *pool, spool_fn fn, void *arg, bool fifo)
 {
     if (pool == NULL || fn == NULL)
         return EINVAL;
-    return spawn_into(pool, fn, arg, false);
+    int err = spool__registry_check_fork(pool);
+    return err != 0 ? err : spawn_into(pool, fn, arg, fifo);
+}
+
+int spool_pool_spawn(spool_pool_t *pool, spool_fn fn, void *arg)
+{
+    return spawn_pool(pool, fn, arg, false);
 }
 
 int spool_pool_spawn_fifo(spool_pool_t *pool, spool_fn fn, void *arg)
 {
-    if (pool == NULL || fn == NULL)
-        return EINVAL;
-    return spawn_into(pool, fn, arg, true);
+    return spawn_pool(pool, fn, arg, true);
 }
