@@ -1,0 +1,286 @@
+/* The bad-input table: each misuse gets its documented errno (or abort
+ * message), and nothing already accepted is lost. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <errno.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "spool.h"
+#include "test_util.h"
+
+static spool_pool_t *pool; /* 2 threads, made by main() */
+static atomic_long counted;
+
+static void noop(void *arg)
+{
+    (void)arg;
+}
+static void noop_scope(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    (void)arg;
+}
+static void count(void *arg)
+{
+    (void)arg;
+    atomic_fetch_add(&counted, 1);
+}
+
+/* ---- the errno table ---------------------------------------------------- */
+
+typedef struct errno_case {
+    const char *what;
+    int (*call)(void);
+    int expected;
+} errno_case_t;
+
+static int create_null_out(void)
+{
+    return spool_pool_create(NULL, NULL);
+}
+static int create_too_many_threads(void)
+{
+    spool_pool_t *p = (spool_pool_t *)&p; /* must stay untouched */
+    spool_config_t c = {.num_threads = SPOOL_MAX_THREADS + 1};
+    int err = spool_pool_create(&c, &p);
+    return p == (spool_pool_t *)&p ? err : -1;
+}
+static int create_tiny_stack(void)
+{
+    spool_pool_t *p = NULL;
+    spool_config_t c = {.num_threads = 2, .stack_size = 1};
+    int err = spool_pool_create(&c, &p);
+    return p == NULL ? err : -1;
+}
+static int create_null_fields(void)
+{
+    spool_pool_t *p;
+    spool_config_t c = {.num_threads = 1, .thread_name = NULL, .start_handler = NULL};
+    int err = spool_pool_create(&c, &p);
+    if (err == 0)
+        err = spool_pool_destroy(p);
+    return err;
+}
+static int destroy_null(void)
+{
+    return spool_pool_destroy(NULL);
+}
+static int install_null_pool(void)
+{
+    return spool_pool_install(NULL, noop, NULL);
+}
+static int install_null_fn(void)
+{
+    return spool_pool_install(pool, NULL, NULL);
+}
+static int spawn_null_fn(void)
+{
+    return spool_spawn(NULL, NULL);
+}
+static int spawn_fifo_null_fn(void)
+{
+    return spool_spawn_fifo(NULL, NULL);
+}
+static int pool_spawn_null_pool(void)
+{
+    return spool_pool_spawn(NULL, noop, NULL);
+}
+static int pool_spawn_null_fn(void)
+{
+    return spool_pool_spawn(pool, NULL, NULL);
+}
+static int pool_spawn_fifo_null_pool(void)
+{
+    return spool_pool_spawn_fifo(NULL, noop, NULL);
+}
+static int scope_spawn_null_scope(void)
+{
+    return spool_scope_spawn(NULL, noop_scope, NULL);
+}
+static int scope_spawn_null_fn_result;
+static void scope_spawn_null_fn_body(spool_scope_t *s, void *arg)
+{
+    (void)arg;
+    scope_spawn_null_fn_result = spool_scope_spawn(s, NULL, NULL);
+}
+static int scope_spawn_null_fn(void)
+{
+    spool_scope(scope_spawn_null_fn_body, NULL);
+    return scope_spawn_null_fn_result;
+}
+static int global_init_twice(void)
+{
+    spool_config_t c = {.num_threads = 2};
+    int first = spool_global_init(&c); /* 0, or EALREADY if already used */
+    int second = spool_global_init(&c);
+    return first == 0 || first == EALREADY ? second : -1;
+}
+
+static const errno_case_t errno_cases[] = {
+    {"spool_pool_create with out == NULL", create_null_out, EINVAL},
+    {"spool_pool_create with num_threads above the limit", create_too_many_threads, EINVAL},
+    {"spool_pool_create with a 1-byte stack", create_tiny_stack, EINVAL},
+    {"spool_pool_create with NULL name and handlers", create_null_fields, 0},
+    {"spool_pool_destroy(NULL)", destroy_null, EINVAL},
+    {"spool_pool_install(NULL, ...)", install_null_pool, EINVAL},
+    {"spool_pool_install(pool, NULL, ...)", install_null_fn, EINVAL},
+    {"spool_spawn(NULL, ...)", spawn_null_fn, EINVAL},
+    {"spool_spawn_fifo(NULL, ...)", spawn_fifo_null_fn, EINVAL},
+    {"spool_pool_spawn(NULL, ...)", pool_spawn_null_pool, EINVAL},
+    {"spool_pool_spawn(pool, NULL, ...)", pool_spawn_null_fn, EINVAL},
+    {"spool_pool_spawn_fifo(NULL, ...)", pool_spawn_fifo_null_pool, EINVAL},
+    {"spool_scope_spawn(NULL, ...)", scope_spawn_null_scope, EINVAL},
+    {"spool_scope_spawn(scope, NULL, ...)", scope_spawn_null_fn, EINVAL},
+    {"spool_global_init twice", global_init_twice, EALREADY},
+};
+
+static void test_errno_table(void **state)
+{
+    (void)state;
+    int threads_before = test_os_threads();
+    for (size_t i = 0; i < sizeof errno_cases / sizeof errno_cases[0]; i++) {
+        int got = errno_cases[i].call();
+        if (got != errno_cases[i].expected)
+            fail_msg("%s: got %d (%s), expected %d (%s)", errno_cases[i].what, got,
+                     spool_strerror(got), errno_cases[i].expected,
+                     spool_strerror(errno_cases[i].expected));
+    }
+    /* The failed creations left no thread behind (the global pool may have
+     * started in global_init_twice). */
+    assert_true(test_os_threads() <= threads_before + 2);
+}
+
+/* ---- aborts: a NULL function in a void call ----------------------------- */
+
+typedef struct abort_case {
+    const char *name;
+    void (*call)(void);
+} abort_case_t;
+
+static void join_null(void)
+{
+    spool_join(noop, NULL, NULL, NULL);
+}
+static void scope_null(void)
+{
+    spool_scope(NULL, NULL);
+}
+static void scope_fifo_null(void)
+{
+    spool_scope_fifo(NULL, NULL);
+}
+static void in_place_null(void)
+{
+    spool_in_place_scope(NULL, NULL);
+}
+static void in_place_fifo_null(void)
+{
+    spool_in_place_scope_fifo(NULL, NULL);
+}
+
+static void test_abort_table(void **state)
+{
+    (void)state;
+    const abort_case_t cases[] = {
+        {"spool_join", join_null},
+        {"spool_scope", scope_null},
+        {"spool_scope_fifo", scope_fifo_null},
+        {"spool_in_place_scope", in_place_null},
+        {"spool_in_place_scope_fifo", in_place_fifo_null},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int pipefd[2];
+        assert_int_equal(pipe(pipefd), 0);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            dup2(pipefd[1], STDERR_FILENO);
+            cases[i].call();
+            _exit(0);
+        }
+        close(pipefd[1]);
+        char buf[256] = {0};
+        size_t len = 0;
+        ssize_t r;
+        while (len < sizeof buf - 1 && (r = read(pipefd[0], buf + len, sizeof buf - 1 - len)) > 0)
+            len += (size_t)r;
+        close(pipefd[0]);
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGABRT)
+            fail_msg("%s(NULL) did not abort", cases[i].name);
+        char want[64];
+        snprintf(want, sizeof want, "%s: NULL function", cases[i].name);
+        if (strstr(buf, want) == NULL)
+            fail_msg("%s(NULL) printed \"%s\"", cases[i].name, buf);
+    }
+}
+
+/* ---- misuse with work in flight: nothing accepted is lost --------------- */
+
+typedef struct self_destroy {
+    spool_pool_t *pool;
+    int err;
+} self_destroy_t;
+
+static void spawn_then_destroy_self(void *arg)
+{
+    self_destroy_t *s = arg;
+    for (int i = 0; i < 100; i++)
+        if (spool_spawn(count, NULL) != 0)
+            abort();
+    s->err = spool_pool_destroy(s->pool);
+}
+
+static void test_destroy_from_own_worker(void **state)
+{
+    (void)state;
+    atomic_store(&counted, 0);
+    spool_config_t c = {.num_threads = 2};
+    self_destroy_t s;
+    assert_int_equal(spool_pool_create(&c, &s.pool), 0);
+    assert_int_equal(spool_pool_install(s.pool, spawn_then_destroy_self, &s), 0);
+    assert_int_equal(s.err, EDEADLK);
+    assert_int_equal(spool_pool_destroy(s.pool), 0);
+    assert_int_equal(atomic_load(&counted), 100);
+}
+
+static void install_into_itself(void *arg)
+{
+    int *same = arg;
+    int before = spool_current_thread_index();
+    if (spool_pool_install(pool, noop, NULL) != 0)
+        abort();
+    int idx = spool_current_thread_index();
+    *same = before >= 0 && before == idx;
+}
+
+static void test_install_into_itself_runs_inline(void **state)
+{
+    (void)state;
+    int same = 0;
+    assert_int_equal(spool_pool_install(pool, install_into_itself, &same), 0);
+    assert_true(same);
+}
+
+int main(void)
+{
+    spool_config_t c = {.num_threads = 2};
+    if (spool_pool_create(&c, &pool) != 0)
+        return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_abort_table),
+        cmocka_unit_test(test_errno_table),
+        cmocka_unit_test(test_destroy_from_own_worker),
+        cmocka_unit_test(test_install_into_itself_runs_inline),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    spool_pool_destroy(pool);
+    return failed;
+}
