@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Builds spool and runs the whole test suite three times: a normal build,
-# -fsanitize=thread and -fsanitize=address,undefined.  On Debian, run as
-# root, it first installs whatever the build and the tests need and lack.
+# Builds spool and runs the whole test suite: a normal build (with the
+# packaging check and the spin model of the sleep protocol), the suite under
+# -fsanitize=thread and under -fsanitize=address,undefined, and the unit
+# tests under valgrind memcheck.  On Debian, run as root, it first installs
+# whatever the build and the tests need and lack.
 #
 #   scripts/test.sh            everything (what CI runs)
-#   scripts/test.sh plain      one variant: plain, thread or address,undefined
+#   scripts/test.sh plain      one variant: plain, thread, address,undefined or valgrind
 #
 # Environment: SPOOL_TEST_SCALE multiplies stress iteration counts;
 # CTEST_ARGS adds ctest arguments (e.g. "--repeat until-fail:20").
@@ -18,6 +20,7 @@ command -v make >/dev/null 2>&1 || need+=(make)
 command -v c++ >/dev/null 2>&1 || need+=(g++)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 command -v spin >/dev/null 2>&1 || need+=(spin)
+command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
 [ -e /usr/include/cmocka.h ] || need+=(libcmocka-dev)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
@@ -31,19 +34,24 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 variants=("${@:-all}")
-[ "${variants[0]}" = all ] && variants=(plain thread address,undefined)
+[ "${variants[0]}" = all ] && variants=(plain thread address,undefined valgrind)
 
 jobs=$(nproc 2>/dev/null || echo 2)
 for v in "${variants[@]}"; do
   case "$v" in
-    plain) dir=build; sanitize="" ;;
-    thread) dir=build-tsan; sanitize=thread ;;
-    address,undefined) dir=build-asan; sanitize=address,undefined ;;
+    plain) dir=build; sanitize=""; extra=() ;;
+    thread) dir=build-tsan; sanitize=thread; extra=() ;;
+    address,undefined) dir=build-asan; sanitize=address,undefined; extra=() ;;
+    valgrind) dir=build-valgrind; sanitize=""; extra=(-DSPOOL_VALGRIND=ON) ;;
     *) echo "scripts/test.sh: unknown variant '$v'" >&2; exit 2 ;;
   esac
   echo "=== spool tests: $v ($dir)"
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPOOL_SANITIZE="$sanitize" >/dev/null
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPOOL_SANITIZE="$sanitize" "${extra[@]}" >/dev/null
   cmake --build "$dir" -j "$jobs"
+  # Sanitized builds run several times slower: a tenth of the outside joins
+  # (unless the caller chose a count).
+  joins=${SPOOL_TEST_OUTSIDE_JOINS:-}
+  [ -n "$sanitize" ] && [ -z "$joins" ] && joins=50000
   # shellcheck disable=SC2086
-  (cd "$dir" && ctest --output-on-failure -j "$jobs" ${CTEST_ARGS:-})
+  (cd "$dir" && SPOOL_TEST_OUTSIDE_JOINS=${joins:-500000} ctest --output-on-failure -j "$jobs" ${CTEST_ARGS:-})
 done

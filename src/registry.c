@@ -314,6 +314,11 @@ static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(spool_pool_t *) global_pool;
 static bool global_failed; /* guarded by global_lock: first use could not start it */
 
+/* The parent's global pool, abandoned in the child but kept referenced: it
+ * is not a leak but memory that cannot be freed safely.  Not static: a
+ * static that is only written would be optimised away. */
+spool_pool_t *spool__abandoned_global_pool;
+
 /* Hold the global lock across fork() so that the child gets it unlocked and
  * consistent. */
 static void atfork_prepare(void)
@@ -332,7 +337,9 @@ static void atfork_parent(void)
 static void atfork_child(void)
 {
     /* Relaxed: the child has a single thread. */
-    atomic_store_explicit(&global_pool, NULL, memory_order_relaxed);
+    spool_pool_t *old = atomic_exchange_explicit(&global_pool, NULL, memory_order_relaxed);
+    if (old != NULL)
+        spool__abandoned_global_pool = old;
     global_failed = false;
     atomic_fetch_add_explicit(&spool__fork_generation, 1, memory_order_relaxed);
     spool__tls_worker = NULL;
@@ -340,6 +347,7 @@ static void atfork_child(void)
 }
 
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
 
 static void register_atfork(void)
 {

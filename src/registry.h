@@ -89,6 +89,9 @@ static inline spool__worker_t *spool__current_worker(void)
     return spool__tls_worker;
 }
 
+/* The parent's global pool in a forked child (see atfork_child). */
+extern spool_pool_t *spool__abandoned_global_pool;
+
 /* The global pool, started on first use; NULL if it cannot be started. */
 spool_pool_t *spool__global_registry(void);
 

@@ -145,12 +145,17 @@ static void fork_on_worker(void *arg)
     *result = pid < 0 ? -1 : wait_child(pid);
 }
 
+/* In a static, so that the pool stays referenced in the child, whose only
+ * thread is the worker (valgrind would call it lost otherwise). */
+static spool_pool_t *worker_fork_pool;
+
 static void test_fork_from_a_worker(void **state)
 {
     (void)state;
     spool_config_t config = {.num_threads = 2};
     spool_pool_t *pool;
     assert_int_equal(spool_pool_create(&config, &pool), 0);
+    worker_fork_pool = pool;
     int result = -2;
     assert_int_equal(spool_pool_install(pool, fork_on_worker, &result), 0);
     assert_int_equal(result, 0);

@@ -1,0 +1,372 @@
+/* Stress (label "stress"): randomized mixes of join, LIFO and FIFO scopes,
+ * in-place scopes, detached spawns and cross-pool installs, nested up to
+ * depth 30, on pools of 1, 2, 8 and 64 threads (on a 2-core machine); 8
+ * outside threads submitting at once while pools are created and destroyed;
+ * 500,000 joins submitted from outside into a 2-thread pool; bursts of work
+ * after idle gaps long enough for every worker to fall asleep, posted from
+ * workers, from outside and by setting latches.  Every node checks that it
+ * ran exactly once; totals are checked exactly.
+ *
+ * Counts (environment): SPOOL_TEST_MIX_ROUNDS, SPOOL_TEST_OUTSIDE_JOINS,
+ * SPOOL_TEST_BURSTS; SPOOL_TEST_SCALE multiplies them all. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <pthread.h>
+
+#include "spool.h"
+#include "test_util.h"
+
+enum { NUM_POOLS = 4, MAX_DEPTH = 30, MAX_CHILDREN = 4 };
+
+static spool_pool_t *pools[NUM_POOLS];
+static const unsigned pool_sizes[NUM_POOLS] = {1, 2, 8, 64};
+
+static atomic_long created, executed, double_runs, budget;
+
+typedef struct node {
+    uint64_t seed;
+    unsigned depth;
+    atomic_int runs;
+    bool detached; /* freed by its own run */
+} node_t;
+
+/* Aborts with a message if a spool call failed (inside jobs, where cmocka's
+ * assertions cannot be used). */
+static void must(int err, const char *what)
+{
+    if (err != 0) {
+        fprintf(stderr, "stress: %s failed: %d (%s)\n", what, err, spool_strerror(err));
+        abort();
+    }
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    return x ^ (x >> 33);
+}
+
+static void node_init(node_t *n, uint64_t seed, unsigned depth, bool detached)
+{
+    n->seed = seed;
+    n->depth = depth;
+    n->detached = detached;
+    atomic_init(&n->runs, 0);
+    atomic_fetch_add(&created, 1);
+}
+
+static void run_node(void *arg);
+
+static void check_once(node_t *children, int k)
+{
+    for (int i = 0; i < k; i++)
+        if (atomic_load(&children[i].runs) != 1)
+            atomic_fetch_add(&double_runs, 1); /* lost or run twice */
+}
+
+static void scope_child(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    run_node(arg);
+}
+
+typedef struct scope_frame {
+    node_t children[MAX_CHILDREN];
+    int k;
+} scope_frame_t;
+
+static void spawn_children(spool_scope_t *s, void *arg)
+{
+    scope_frame_t *f = arg;
+    for (int i = 0; i < f->k; i++)
+        must(spool_scope_spawn(s, scope_child, &f->children[i]), "spool_scope_spawn");
+}
+
+static void run_node(void *arg)
+{
+    node_t *n = arg;
+    if (atomic_fetch_add(&n->runs, 1) != 0)
+        atomic_fetch_add(&double_runs, 1);
+    atomic_fetch_add(&executed, 1);
+    uint64_t r = mix(n->seed);
+    unsigned depth = n->depth;
+    bool detached = n->detached;
+    if (detached)
+        free(n); /* nobody else looks at a detached node */
+    if (depth >= MAX_DEPTH || atomic_fetch_sub(&budget, 1) <= 0)
+        return;
+    int k = 1 + (int)((r >> 8) % MAX_CHILDREN);
+    switch (r % 7) {
+    case 0: { /* join */
+        node_t a, b;
+        node_init(&a, r + 1, depth + 1, false);
+        node_init(&b, r + 2, depth + 1, false);
+        spool_join(run_node, &a, run_node, &b);
+        node_t both[2] = {a, b};
+        check_once(both, 2);
+        break;
+    }
+    case 1:   /* LIFO scope */
+    case 2:   /* FIFO scope */
+    case 3: { /* in-place scope */
+        scope_frame_t f;
+        f.k = k;
+        for (int i = 0; i < k; i++)
+            node_init(&f.children[i], r + 10 + (uint64_t)i, depth + 1, false);
+        if (r % 7 == 1)
+            spool_scope(spawn_children, &f);
+        else if (r % 7 == 2)
+            spool_scope_fifo(spawn_children, &f);
+        else if ((r >> 20) & 1)
+            spool_in_place_scope_fifo(spawn_children, &f);
+        else
+            spool_in_place_scope(spawn_children, &f);
+        check_once(f.children, k);
+        break;
+    }
+    case 4: { /* detached spawns, LIFO and FIFO; counted at the end */
+        for (int i = 0; i < k; i++) {
+            node_t *c = malloc(sizeof *c);
+            if (c == NULL)
+                abort();
+            node_init(c, r + 20 + (uint64_t)i, depth + 1, true);
+            if (((r >> 12) + (uint64_t)i) & 1)
+                must(spool_spawn_fifo(run_node, c), "spool_spawn_fifo");
+            else
+                must(spool_spawn(run_node, c), "spool_spawn");
+        }
+        break;
+    }
+    default: { /* install into a random pool (maybe this one) */
+        node_t c;
+        node_init(&c, r + 30, depth + 1, false);
+        must(spool_pool_install(pools[(r >> 16) % NUM_POOLS], run_node, &c),
+             "spool_pool_install");
+        check_once(&c, 1);
+        break;
+    }
+    }
+}
+
+static void run_root(spool_pool_t *pool, uint64_t seed, long nodes)
+{
+    atomic_store(&budget, nodes);
+    node_t root;
+    node_init(&root, seed, 0, false);
+    if (spool_pool_install(pool, run_node, &root) != 0)
+        abort();
+    check_once(&root, 1);
+}
+
+static void create_pools(void)
+{
+    for (int i = 0; i < NUM_POOLS; i++) {
+        spool_config_t config = {.num_threads = pool_sizes[i]};
+        assert_int_equal(spool_pool_create(&config, &pools[i]), 0);
+    }
+}
+
+/* Detached nodes may install into any pool, so no pool may be destroyed
+ * while one still runs (that would be a use after destroy): wait until every
+ * created node has run, then destroy. */
+static void destroy_pools_and_check(void)
+{
+    for (int ms = 0; ms < 120000 && atomic_load(&executed) != atomic_load(&created); ms++)
+        test_sleep_ms(1);
+    for (int i = 0; i < NUM_POOLS; i++)
+        assert_int_equal(spool_pool_destroy(pools[i]), 0);
+    print_message("nodes: %ld created, %ld executed, %ld lost or repeated\n",
+                  atomic_load(&created), atomic_load(&executed), atomic_load(&double_runs));
+    assert_int_equal(atomic_load(&double_runs), 0);
+    assert_int_equal(atomic_load(&created), atomic_load(&executed));
+}
+
+static void test_random_mix(void **state)
+{
+    (void)state;
+    atomic_store(&created, 0);
+    atomic_store(&executed, 0);
+    atomic_store(&double_runs, 0);
+    create_pools();
+    unsigned long rounds = test_iters("SPOOL_TEST_MIX_ROUNDS", 200);
+    for (unsigned long r = 0; r < rounds; r++)
+        run_root(pools[r % NUM_POOLS], mix(r + 1), 300);
+    destroy_pools_and_check();
+}
+
+/* ---- outside submitters with pool churn --------------------------------- */
+
+enum { SUBMITTERS = 8 };
+
+static unsigned long submit_rounds;
+
+static void *submitter(void *arg)
+{
+    uint64_t seed = (uint64_t)(uintptr_t)arg;
+    for (unsigned long r = 0; r < submit_rounds; r++) {
+        /* The shared budget is a soft cap here: several roots draw on it. */
+        node_t root;
+        node_init(&root, mix(seed + r), 0, false);
+        if (spool_pool_install(pools[(seed + r) % NUM_POOLS], run_node, &root) != 0)
+            abort();
+        check_once(&root, 1);
+        if (atomic_load(&budget) < 1000)
+            atomic_fetch_add(&budget, 1000);
+    }
+    return NULL;
+}
+
+static void *churner(void *arg)
+{
+    (void)arg;
+    for (unsigned long r = 0; r < submit_rounds / 2 + 1; r++) {
+        spool_config_t config = {.num_threads = 1 + (unsigned)(r % 4)};
+        spool_pool_t *p;
+        if (spool_pool_create(&config, &p) != 0)
+            abort();
+        fib_task_t t = {14, 0};
+        if (spool_pool_install(p, fib_join, &t) != 0 || t.result != fib_expected(14))
+            abort();
+        if (spool_pool_destroy(p) != 0)
+            abort();
+    }
+    return NULL;
+}
+
+static void test_outside_submitters_and_churn(void **state)
+{
+    (void)state;
+    atomic_store(&created, 0);
+    atomic_store(&executed, 0);
+    atomic_store(&double_runs, 0);
+    atomic_store(&budget, 1000);
+    create_pools();
+    submit_rounds = test_iters("SPOOL_TEST_MIX_ROUNDS", 200) / 4 + 1;
+    pthread_t t[SUBMITTERS + 1];
+    for (int i = 0; i < SUBMITTERS; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, submitter, (void *)(uintptr_t)(i * 7919 + 1)), 0);
+    assert_int_equal(pthread_create(&t[SUBMITTERS], NULL, churner, NULL), 0);
+    for (int i = 0; i <= SUBMITTERS; i++)
+        pthread_join(t[i], NULL);
+    destroy_pools_and_check();
+}
+
+/* ---- rayon's join_counter_overflow: many joins from outside ------------- */
+
+typedef struct pair_counts {
+    unsigned long i, j;
+} pair_counts_t;
+
+static void inc_i(void *arg)
+{
+    ((pair_counts_t *)arg)->i++;
+}
+static void inc_j(void *arg)
+{
+    ((pair_counts_t *)arg)->j++;
+}
+static void join_pair(void *arg)
+{
+    spool_join(inc_i, arg, inc_j, arg);
+}
+
+static void test_outside_joins(void **state)
+{
+    (void)state;
+    spool_config_t config = {.num_threads = 2};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    unsigned long n = test_iters("SPOOL_TEST_OUTSIDE_JOINS", 500000);
+    pair_counts_t c = {0, 0};
+    for (unsigned long k = 0; k < n; k++)
+        assert_int_equal(spool_pool_install(pool, join_pair, &c), 0);
+    assert_int_equal(c.i, n);
+    assert_int_equal(c.j, n);
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
+/* ---- bursts after idle gaps ---------------------------------------------- */
+
+static atomic_long burst_done;
+
+static void burst_leaf(void *arg)
+{
+    (void)arg;
+    atomic_fetch_add(&burst_done, 1);
+}
+
+static void burst_from_worker(void *arg)
+{
+    /* Posted by a worker: it spawns more, which sleeping workers must get. */
+    long k = (long)(intptr_t)arg;
+    for (long i = 0; i < k; i++)
+        if (spool_spawn(burst_leaf, NULL) != 0)
+            abort();
+    atomic_fetch_add(&burst_done, 1);
+}
+
+static void slow_half(void *arg)
+{
+    (void)arg;
+    test_sleep_ms(3); /* long enough for the owner to sleep on the latch */
+    atomic_fetch_add(&burst_done, 1);
+}
+
+static void latch_burst(void *arg)
+{
+    (void)arg;
+    /* The owner runs the fast half, finds the slow half stolen and sleeps
+     * on its latch; the thief's latch set must wake it. */
+    spool_join(burst_leaf, NULL, slow_half, NULL);
+}
+
+static void test_bursts_after_idle(void **state)
+{
+    (void)state;
+    unsigned long bursts = test_iters("SPOOL_TEST_BURSTS", 60);
+    for (int s = 0; s < NUM_POOLS; s++) {
+        spool_config_t config = {.num_threads = pool_sizes[s]};
+        spool_pool_t *pool;
+        assert_int_equal(spool_pool_create(&config, &pool), 0);
+        atomic_store(&burst_done, 0);
+        long expected = 0;
+        for (unsigned long b = 0; b < bursts; b++) {
+            test_sleep_ms(5 + (long)(b % 4) * 5); /* workers fall asleep */
+            switch (b % 3) {
+            case 0: /* from a worker */
+                assert_int_equal(spool_pool_spawn(pool, burst_from_worker, (void *)(intptr_t)20), 0);
+                expected += 21;
+                break;
+            case 1: /* from outside, several at once */
+                for (int i = 0; i < 10; i++)
+                    assert_int_equal(spool_pool_spawn_fifo(pool, burst_leaf, NULL), 0);
+                expected += 10;
+                break;
+            default: /* by setting a latch */
+                assert_int_equal(spool_pool_install(pool, latch_burst, NULL), 0);
+                expected += 2;
+                break;
+            }
+        }
+        assert_int_equal(spool_pool_destroy(pool), 0);
+        assert_int_equal(atomic_load(&burst_done), expected);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_random_mix),
+        cmocka_unit_test(test_outside_submitters_and_churn),
+        cmocka_unit_test(test_outside_joins),
+        cmocka_unit_test(test_bursts_after_idle),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
