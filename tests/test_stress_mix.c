@@ -195,7 +195,7 @@ static void test_random_mix(void **state)
     atomic_store(&executed, 0);
     atomic_store(&double_runs, 0);
     create_pools();
-    unsigned long rounds = test_iters("SPOOL_TEST_MIX_ROUNDS", 200);
+    unsigned long rounds = test_iters("SPOOL_TEST_MIX_ROUNDS", 1000);
     for (unsigned long r = 0; r < rounds; r++)
         run_root(pools[r % NUM_POOLS], mix(r + 1), 300);
     destroy_pools_and_check();
@@ -248,7 +248,7 @@ static void test_outside_submitters_and_churn(void **state)
     atomic_store(&double_runs, 0);
     atomic_store(&budget, 1000);
     create_pools();
-    submit_rounds = test_iters("SPOOL_TEST_MIX_ROUNDS", 200) / 4 + 1;
+    submit_rounds = test_iters("SPOOL_TEST_MIX_ROUNDS", 1000) / 4 + 1;
     pthread_t t[SUBMITTERS + 1];
     for (int i = 0; i < SUBMITTERS; i++)
         assert_int_equal(pthread_create(&t[i], NULL, submitter, (void *)(uintptr_t)(i * 7919 + 1)), 0);
