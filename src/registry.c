@@ -81,20 +81,32 @@ static spool__job_t *find_work(spool__worker_t *w)
 void spool__worker_wait_until_cold(spool__worker_t *w, spool__core_latch_t *latch)
 {
     spool__sleep_t *sleep = &w->registry->sleep;
-    spool__idle_state_t idle;
-    spool__sleep_start_looking(sleep, w->index, &idle);
     while (!spool__core_latch_probe(latch)) {
+        /* While work keeps coming (own, stolen or injected) the worker stays
+         * active and leaves the shared counters alone: touching them per job
+         * made two workers fight over their cache line. */
         spool__job_t *job = find_work(w);
         if (job != NULL) {
-            spool__sleep_work_found(sleep);
             spool__job_execute(job);
-            spool__sleep_start_looking(sleep, w->index, &idle);
-        } else {
+            continue;
+        }
+        spool__idle_state_t idle;
+        spool__sleep_start_looking(sleep, w->index, &idle);
+        for (;;) {
+            if (spool__core_latch_probe(latch)) {
+                /* Whatever the caller did before it waited is work found. */
+                spool__sleep_work_found(sleep);
+                return;
+            }
+            job = find_work(w);
+            if (job != NULL) {
+                spool__sleep_work_found(sleep);
+                spool__job_execute(job);
+                break;
+            }
             spool__sleep_no_work_found(sleep, &idle, latch, &w->registry->injector);
         }
     }
-    /* Whatever the caller was doing before it waited is work found. */
-    spool__sleep_work_found(sleep);
 }
 
 int spool__worker_push_fifo(spool__worker_t *w, spool__job_fifo_t *f, spool__job_t *job)
