@@ -26,6 +26,7 @@ int spool__deque_init(spool__deque_t *d)
     atomic_init(&d->bottom, 0);
     atomic_init(&d->buf, buf);
     d->retired = NULL;
+    d->top_cache = 0;
     return 0;
 }
 

@@ -36,6 +36,10 @@ typedef struct spool__deque {
     SPOOL__ALIGNED atomic_int_least64_t bottom;
     _Atomic(spool__deque_buf_t *) buf;
     spool__deque_buf_t *retired; /* owner only */
+    /* Owner only: a value of top read with acquire, not newer than top.
+     * Push checks for room against it and reloads top only when the buffer
+     * looks full, so it does not pull the thieves' line on every push. */
+    int64_t top_cache;
 } spool__deque_t;
 
 typedef enum {
@@ -52,26 +56,35 @@ spool__deque_buf_t *spool__deque_grow(spool__deque_t *d, int64_t top, int64_t bo
 
 /*
  * Owner only.  Returns false (nothing pushed) if the buffer was full and
- * could not grow.  *was_empty tells whether the deque held no job before.
+ * could not grow.
  */
-static inline bool spool__deque_push(spool__deque_t *d, spool__job_t *job, bool *was_empty)
+static inline bool spool__deque_push(spool__deque_t *d, spool__job_t *job)
 {
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
-    /* Acquire pairs with the thieves' CAS on top in spool__deque_steal: a
-     * slot below top was read by its thief before we overwrite it. */
-    int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
     spool__deque_buf_t *buf = atomic_load_explicit(&d->buf, memory_order_relaxed);
-    if (SPOOL__UNLIKELY(b - t > buf->mask)) {
-        buf = spool__deque_grow(d, t, b);
-        if (buf == NULL)
-            return false;
+    if (SPOOL__UNLIKELY(b - d->top_cache > buf->mask)) {
+        /* Acquire pairs with the thieves' CAS on top in spool__deque_steal:
+         * a slot below top was read by its thief before we overwrite it. */
+        int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
+        d->top_cache = t;
+        if (b - t > buf->mask) {
+            buf = spool__deque_grow(d, t, b);
+            if (buf == NULL)
+                return false;
+        }
     }
     atomic_store_explicit(&buf->slots[b & buf->mask], job, memory_order_relaxed);
     /* Release pairs with the acquire load of bottom in spool__deque_steal:
      * a thief that sees the new bottom sees the slot and the job's fields. */
     atomic_store_explicit(&d->bottom, b + 1, memory_order_release);
-    *was_empty = b <= t;
     return true;
+}
+
+/* Owner only, right after a push: did the deque hold no other job? */
+static inline bool spool__deque_was_empty_before_push(spool__deque_t *d)
+{
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    return b - 1 <= atomic_load_explicit(&d->top, memory_order_relaxed);
 }
 
 /* Owner only.  The most recently pushed job, or NULL. */

@@ -131,10 +131,13 @@ static inline void spool__spin_latch_init(spool__spin_latch_t *l, spool__worker_
 
 static inline bool spool__worker_push(spool__worker_t *w, spool__job_t *job)
 {
-    bool was_empty;
-    if (!spool__deque_push(&w->deque, job, &was_empty))
+    if (!spool__deque_push(&w->deque, job))
         return false;
-    spool__sleep_new_internal_jobs(&w->registry->sleep, 1, was_empty);
+    /* Post-work protocol for an internal job (no fence needed: sleep.md). */
+    spool__sleep_t *sleep = &w->registry->sleep;
+    uint64_t c = spool__sleep_load_counters(sleep);
+    if (SPOOL__UNLIKELY(spool__sleep_post_needs_work(c)))
+        spool__sleep_new_jobs_cold(sleep, c, 1, spool__deque_was_empty_before_push(&w->deque));
     return true;
 }
 

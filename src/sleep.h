@@ -101,23 +101,19 @@ static inline void spool__sleep_notify_worker_latch_is_set(spool__sleep_t *s, un
 void spool__sleep_new_jobs_cold(spool__sleep_t *s, uint64_t counters, unsigned num_jobs,
                                 bool queue_was_empty);
 
-/* Post-work protocol, steps 2 and 3: make the JEC odd if a thread got sleepy
- * (so that it will not sleep through this job), then wake a sleeper if no
- * idle thread can take the job. */
-static inline void spool__sleep_new_jobs(spool__sleep_t *s, unsigned num_jobs,
-                                         bool queue_was_empty)
+/* Post-work protocol, steps 2 and 3, after a job was published: read the
+ * counters; only if a thread got sleepy since the last post (JEC even) or
+ * some thread sleeps is there anything to do (spool__sleep_new_jobs_cold:
+ * make the JEC odd, wake a sleeper if no idle thread can take the job). */
+static inline uint64_t spool__sleep_load_counters(spool__sleep_t *s)
 {
     /* Seq-cst: one total order with the fences and the sleepers' CAS. */
-    uint64_t c = atomic_load_explicit(&s->counters, memory_order_seq_cst);
-    if ((spool__counters_jec(c) & 1) == 0 || spool__counters_sleeping(c) != 0)
-        spool__sleep_new_jobs_cold(s, c, num_jobs, queue_was_empty);
+    return atomic_load_explicit(&s->counters, memory_order_seq_cst);
 }
 
-/* A worker pushed num_jobs on its own deque. */
-static inline void spool__sleep_new_internal_jobs(spool__sleep_t *s, unsigned num_jobs,
-                                                  bool queue_was_empty)
+static inline bool spool__sleep_post_needs_work(uint64_t c)
 {
-    spool__sleep_new_jobs(s, num_jobs, queue_was_empty);
+    return (spool__counters_jec(c) & 1) == 0 || spool__counters_sleeping(c) != 0;
 }
 
 /* A job was pushed on the injector. */
@@ -128,7 +124,9 @@ static inline void spool__sleep_new_injected_jobs(spool__sleep_t *s, unsigned nu
      * protocol, so that either the sleeper's final injector check sees the
      * job or we see its sleeping count. */
     spool__fence_seq_cst();
-    spool__sleep_new_jobs(s, num_jobs, queue_was_empty);
+    uint64_t c = spool__sleep_load_counters(s);
+    if (spool__sleep_post_needs_work(c))
+        spool__sleep_new_jobs_cold(s, c, num_jobs, queue_was_empty);
 }
 
 #endif

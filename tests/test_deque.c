@@ -18,15 +18,14 @@ static void test_sequential(void **state)
     assert_int_equal(spool__deque_init(&d), 0);
     enum { N = 1000 }; /* beyond the initial capacity: the buffer grows */
     static spool__job_t jobs[N];
-    bool was_empty;
 
     assert_null(spool__deque_pop(&d));
     spool__job_t *out = NULL;
     assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_EMPTY);
 
     for (int i = 0; i < N; i++) {
-        assert_true(spool__deque_push(&d, &jobs[i], &was_empty));
-        assert_int_equal(was_empty, i == 0);
+        assert_true(spool__deque_push(&d, &jobs[i]));
+        assert_int_equal(spool__deque_was_empty_before_push(&d), i == 0);
     }
     assert_int_equal(spool__deque_len(&d), N);
     /* Thieves take the oldest, the owner the newest. */
@@ -42,7 +41,7 @@ static void test_sequential(void **state)
     /* Reusable after emptying, and across wrap-around of the ring. */
     for (int round = 0; round < 5; round++) {
         for (int i = 0; i < 300; i++)
-            assert_true(spool__deque_push(&d, &jobs[i], &was_empty));
+            assert_true(spool__deque_push(&d, &jobs[i]));
         for (int i = 0; i < 300; i++) {
             assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_SUCCESS);
             assert_ptr_equal(out, &jobs[i]);
@@ -96,12 +95,11 @@ static void test_owner_against_three_thieves(void **state)
      * that pops race steals on the last element and the buffer grows. */
     unsigned long next = 0;
     unsigned seed = 12345;
-    bool was_empty;
     while (next < c.n) {
         seed = seed * 1103515245u + 12345u;
         unsigned burst = 1 + (seed >> 16) % 600;
         for (unsigned i = 0; i < burst && next < c.n; i++)
-            assert_true(spool__deque_push(&c.deque, &c.jobs[next++], &was_empty));
+            assert_true(spool__deque_push(&c.deque, &c.jobs[next++]));
         unsigned pops = (seed >> 8) % (burst + 1);
         for (unsigned i = 0; i < pops; i++) {
             spool__job_t *job = spool__deque_pop(&c.deque);
