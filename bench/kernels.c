@@ -1,0 +1,209 @@
+/* Helpers shared by every peer of spool-bench, and the sequential peer. */
+#include "kernels.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "uts.h"
+
+long long bench_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void bench_sleep_ns(long ns)
+{
+    struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+void bench_fill_random(uint32_t *a, long n)
+{
+    uint64_t x = 0x9E3779B97F4A7C15ULL;
+    for (long i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        a[i] = (uint32_t)(x >> 16);
+    }
+}
+
+int bench_is_sorted(const uint32_t *a, long n)
+{
+    for (long i = 1; i < n; i++)
+        if (a[i - 1] > a[i])
+            return 0;
+    return 1;
+}
+
+static int compare_ll(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+void bench_percentiles(long long *lat, long n, double *p50_us, double *p99_us)
+{
+    qsort(lat, (size_t)n, sizeof *lat, compare_ll);
+    long r99 = (99 * n + 99) / 100; /* nearest rank, ceil(0.99 n) */
+    *p50_us = (n % 2 ? (double)lat[n / 2] : 0.5 * (double)(lat[n / 2 - 1] + lat[n / 2])) / 1e3;
+    *p99_us = (double)lat[r99 - 1] / 1e3;
+}
+
+void bench_merge(const uint32_t *x, long nx, const uint32_t *y, long ny, uint32_t *out)
+{
+    long i = 0, j = 0, k = 0;
+    while (i < nx && j < ny)
+        out[k++] = y[j] < x[i] ? y[j++] : x[i++];
+    memcpy(out + k, x + i, (size_t)(nx - i) * sizeof *x);
+    memcpy(out + k + (nx - i), y + j, (size_t)(ny - j) * sizeof *y);
+}
+
+long bench_lower_bound(const uint32_t *a, long n, uint32_t v)
+{
+    long lo = 0, hi = n;
+    while (lo < hi) {
+        long mid = lo + (hi - lo) / 2;
+        if (a[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int compare_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+void bench_sort_small(uint32_t *a, long n)
+{
+    qsort(a, (size_t)n, sizeof *a, compare_u32);
+}
+
+/* ---- the sequential peer ------------------------------------------------- */
+
+static long fib_seq(long n)
+{
+    return n < 2 ? n : fib_seq(n - 1) + fib_seq(n - 2);
+}
+
+static long tick_count;
+static void tick(void)
+{
+    tick_count++;
+}
+static void (*volatile tick_fn)(void) = tick; /* keep the N calls as calls */
+
+static long queens_seq(int n, int row, unsigned cols, unsigned d1, unsigned d2)
+{
+    if (row == n)
+        return 1;
+    long sum = 0;
+    unsigned avail = ~(cols | d1 | d2) & ((1u << n) - 1);
+    while (avail != 0) {
+        unsigned bit = avail & -avail;
+        avail ^= bit;
+        sum += queens_seq(n, row + 1, cols | bit, (d1 | bit) << 1, (d2 | bit) >> 1);
+    }
+    return sum;
+}
+
+static void uts_seq(const uts_tree_t *t, const uts_node_t *node, long *nodes, long *leaves)
+{
+    int k = uts_num_children(t, node);
+    ++*nodes;
+    if (k == 0) {
+        ++*leaves;
+        return;
+    }
+    for (int i = 0; i < k; i++) {
+        uts_node_t child;
+        uts_child(node, i, &child);
+        uts_seq(t, &child, nodes, leaves);
+    }
+}
+
+/* Ping-pong merge sort: the result lands in b if to_b, else in a. */
+static void sort_seq(uint32_t *a, uint32_t *b, long n, int to_b)
+{
+    if (n <= BENCH_SORT_CUTOFF) {
+        bench_sort_small(a, n);
+        if (to_b)
+            memcpy(b, a, (size_t)n * sizeof *a);
+        return;
+    }
+    long h = n / 2;
+    sort_seq(a, b, h, !to_b);
+    sort_seq(a + h, b + h, n - h, !to_b);
+    if (to_b)
+        bench_merge(a, h, a + h, n - h, b);
+    else
+        bench_merge(b, h, b + h, n - h, a);
+}
+
+static int seq_start(int threads)
+{
+    (void)threads;
+    return 0;
+}
+
+static void seq_stop(void)
+{
+}
+
+static int seq_run(const char *w, long n, bench_out_t *out)
+{
+    if (strcmp(w, "fib") == 0) {
+        out->result = fib_seq(n);
+    } else if (strncmp(w, "spawn-", 6) == 0) {
+        tick_count = 0;
+        for (long i = 0; i < n; i++)
+            tick_fn();
+        out->result = tick_count;
+    } else if (strcmp(w, "nqueens") == 0) {
+        out->result = queens_seq((int)n, 0, 0, 0, 0);
+    } else if (strcmp(w, "sporadic") == 0) {
+        out->result = 0;
+        for (long i = 0; i < n; i++) {
+            out->result += tick_fn != NULL;
+            bench_sleep_ns(BENCH_SPORADIC_SLEEP_NS);
+        }
+    } else if (strcmp(w, "wake") == 0) {
+        long long *lat = malloc((size_t)n * sizeof *lat);
+        for (long i = 0; i < n; i++) {
+            bench_sleep_ns(i == 0 ? BENCH_WAKE_FIRST_GAP_NS : BENCH_WAKE_GAP_NS);
+            long long t0 = bench_now_ns();
+            lat[i] = bench_now_ns() - t0;
+        }
+        bench_percentiles(lat, n, &out->p50_us, &out->p99_us);
+        free(lat);
+        out->result = n;
+    } else if (strncmp(w, "uts-", 4) == 0) {
+        const uts_tree_t *t = strcmp(w, "uts-t1") == 0 ? &uts_t1 : &uts_t3;
+        uts_node_t root;
+        uts_root(t, &root);
+        out->result = out->extra = 0;
+        uts_seq(t, &root, &out->result, &out->extra);
+    } else if (strcmp(w, "sort") == 0) {
+        uint32_t *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
+        bench_fill_random(a, n);
+        long long t0 = bench_now_ns();
+        sort_seq(a, b, n, 0);
+        out->seconds = (double)(bench_now_ns() - t0) * 1e-9;
+        out->result = bench_is_sorted(a, n);
+        free(a);
+        free(b);
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+const bench_peer_t bench_seq_peer = {"seq", seq_start, seq_run, seq_stop};

@@ -1,0 +1,65 @@
+/*
+ * spool-bench's workloads and the peers that run them.  Each peer (seq,
+ * spool, OpenMP, oneTBB) implements the same workloads:
+ *   fib N          a join at every level (W1)
+ *   spawn-lifo N   N tiny spawns in one scope (W2); spawn-fifo likewise
+ *   nqueens N      a spawn per valid column, a scope per row (W3)
+ *   sporadic N     N x (submit a tiny join from outside, wait, sleep 1 ms) (W4)
+ *   wake N         N x (idle 5 ms, submit, latency to the job's start) (W5)
+ *   uts-t1, uts-t3 the UTS trees T1 and T3, a spawn per child (W6)
+ *   sort N         merge sort of N random 32-bit ints, parallel merges (W7)
+ */
+#ifndef SPOOL_BENCH_KERNELS_H
+#define SPOOL_BENCH_KERNELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bench_out {
+    long result;           /* the checked result */
+    long extra;            /* uts: leaves */
+    double p50_us, p99_us; /* wake */
+    double seconds;        /* > 0: the kernel timed itself (sort: the sort only) */
+} bench_out_t;
+
+/* A peer.  start() makes its pool of `threads`; run() returns 0, or -1 if
+ * the peer has no such workload (printed as n/a). */
+typedef struct bench_peer {
+    const char *name;
+    int (*start)(int threads);
+    int (*run)(const char *workload, long n, bench_out_t *out);
+    void (*stop)(void);
+} bench_peer_t;
+
+extern const bench_peer_t bench_seq_peer;
+extern const bench_peer_t bench_spool_peer;
+extern const bench_peer_t bench_omp_peer; /* when built with OpenMP */
+extern const bench_peer_t bench_tbb_peer; /* when built with oneTBB */
+
+/* Shared helpers (kernels.c). */
+long long bench_now_ns(void);
+void bench_sleep_ns(long ns);
+void bench_fill_random(uint32_t *a, long n);
+int bench_is_sorted(const uint32_t *a, long n);
+void bench_percentiles(long long *latencies_ns, long n, double *p50_us, double *p99_us);
+/* Sequential pieces the parallel sorts share. */
+void bench_merge(const uint32_t *x, long nx, const uint32_t *y, long ny, uint32_t *out);
+long bench_lower_bound(const uint32_t *a, long n, uint32_t v);
+void bench_sort_small(uint32_t *a, long n);
+
+enum {
+    BENCH_SORT_CUTOFF = 4096,  /* below this, sort sequentially */
+    BENCH_MERGE_CUTOFF = 8192, /* below this, merge sequentially */
+    BENCH_WAKE_GAP_NS = 5000000,
+    BENCH_WAKE_FIRST_GAP_NS = 50000000,
+    BENCH_SPORADIC_SLEEP_NS = 1000000
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

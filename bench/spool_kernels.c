@@ -1,0 +1,316 @@
+/* spool-bench's workloads on spool.  W1-W3, W6 and W7 run inside the pool
+ * through spool_pool_install (the caller blocks outside it); W4 and W5
+ * submit from the caller, which is never a pool thread. */
+#include <spool.h>
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "uts.h"
+
+static spool_pool_t *pool;
+
+/* ---- W1 fib ---------------------------------------------------------------- */
+
+typedef struct fib_task {
+    long n, result;
+} fib_task_t;
+
+static void fib(void *arg)
+{
+    fib_task_t *t = arg;
+    if (t->n < 2) {
+        t->result = t->n;
+        return;
+    }
+    fib_task_t a = {t->n - 1, 0}, b = {t->n - 2, 0};
+    spool_join(fib, &a, fib, &b);
+    t->result = a.result + b.result;
+}
+
+/* ---- W2 spawn -------------------------------------------------------------- */
+
+static atomic_long counter;
+
+static void tick(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    (void)arg;
+    atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed);
+}
+
+typedef struct spawn_args {
+    long n;
+    int fifo;
+} spawn_args_t;
+
+static void spawn_n(spool_scope_t *s, void *arg)
+{
+    long n = ((spawn_args_t *)arg)->n;
+    for (long i = 0; i < n; i++)
+        spool_scope_spawn(s, tick, NULL);
+}
+
+static void spawn_in_scope(void *arg)
+{
+    spawn_args_t *a = arg;
+    if (a->fifo)
+        spool_scope_fifo(spawn_n, a);
+    else
+        spool_scope(spawn_n, a);
+}
+
+/* ---- W3 nqueens ------------------------------------------------------------- */
+
+typedef struct queens {
+    int n, row;
+    unsigned cols, d1, d2;
+    long result;
+} queens_t;
+
+typedef struct queens_frame {
+    queens_t child[32];
+    int count;
+} queens_frame_t;
+
+static void queens_call(void *arg);
+
+static void queens_solve(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    queens_call(arg);
+}
+
+static void queens_body(spool_scope_t *s, void *arg)
+{
+    queens_frame_t *f = arg;
+    for (int i = 0; i < f->count; i++)
+        spool_scope_spawn(s, queens_solve, &f->child[i]);
+}
+
+static void queens_call(void *arg)
+{
+    queens_t *q = arg;
+    if (q->row == q->n) {
+        q->result = 1;
+        return;
+    }
+    queens_frame_t f;
+    f.count = 0;
+    unsigned avail = ~(q->cols | q->d1 | q->d2) & ((1u << q->n) - 1);
+    while (avail != 0) {
+        unsigned bit = avail & -avail;
+        avail ^= bit;
+        f.child[f.count++] = (queens_t){q->n, q->row + 1, q->cols | bit, (q->d1 | bit) << 1,
+                                        (q->d2 | bit) >> 1, 0};
+    }
+    spool_scope(queens_body, &f);
+    long sum = 0;
+    for (int i = 0; i < f.count; i++)
+        sum += f.child[i].result;
+    q->result = sum;
+}
+
+/* ---- W4 sporadic, W5 wake ---------------------------------------------------- */
+
+static void return_one(void *arg)
+{
+    *(int *)arg = 1;
+}
+static void return_two(void *arg)
+{
+    *(int *)arg = 2;
+}
+static void sporadic_job(void *arg)
+{
+    int one = 0, two = 0;
+    spool_join(return_one, &one, return_two, &two);
+    *(long *)arg += one + two == 3;
+}
+static void stamp_start(void *arg)
+{
+    *(long long *)arg = bench_now_ns();
+}
+
+/* ---- W6 UTS: a scope per node with children, a spawn per child ------------- */
+
+enum { MAX_WORKERS = 1024 };
+typedef struct uts_counts {
+    _Alignas(64) long nodes, leaves;
+} uts_counts_t;
+static uts_counts_t uts_counts[MAX_WORKERS];
+static const uts_tree_t *uts_tree;
+
+typedef struct uts_frame {
+    uts_node_t *children;
+    int count;
+} uts_frame_t;
+
+static void uts_visit(const uts_node_t *node);
+
+static void uts_visit_child(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    uts_visit(arg);
+}
+
+static void uts_spawn_children(spool_scope_t *s, void *arg)
+{
+    uts_frame_t *f = arg;
+    for (int i = 0; i < f->count; i++)
+        spool_scope_spawn(s, uts_visit_child, &f->children[i]);
+}
+
+static void uts_visit(const uts_node_t *node)
+{
+    uts_counts_t *c = &uts_counts[spool_current_thread_index()];
+    int k = uts_num_children(uts_tree, node);
+    c->nodes++;
+    if (k == 0) {
+        c->leaves++;
+        return;
+    }
+    uts_node_t local[8];
+    uts_frame_t f = {k <= 8 ? local : malloc((size_t)k * sizeof(uts_node_t)), k};
+    for (int i = 0; i < k; i++)
+        uts_child(node, i, &f.children[i]);
+    spool_scope(uts_spawn_children, &f);
+    if (f.children != local)
+        free(f.children);
+}
+
+static void uts_run(void *arg)
+{
+    uts_node_t root;
+    uts_root(uts_tree, &root);
+    uts_visit(&root);
+    (void)arg;
+}
+
+/* ---- W7 sort: ping-pong merge sort with parallel merges -------------------- */
+
+typedef struct sort_task {
+    uint32_t *a, *b;
+    long n;
+    int to_b;
+} sort_task_t;
+
+typedef struct merge_task {
+    const uint32_t *x, *y;
+    long nx, ny;
+    uint32_t *out;
+} merge_task_t;
+
+static void merge_par(void *arg)
+{
+    merge_task_t *m = arg;
+    if (m->nx + m->ny <= BENCH_MERGE_CUTOFF) {
+        bench_merge(m->x, m->nx, m->y, m->ny, m->out);
+        return;
+    }
+    const uint32_t *x = m->x, *y = m->y;
+    long nx = m->nx, ny = m->ny;
+    if (nx < ny) { /* split the longer run */
+        const uint32_t *t = x;
+        x = y;
+        y = t;
+        long tn = nx;
+        nx = ny;
+        ny = tn;
+    }
+    long mx = nx / 2, my = bench_lower_bound(y, ny, x[mx]);
+    merge_task_t lo = {x, y, mx, my, m->out}, hi = {x + mx, y + my, nx - mx, ny - my, m->out + mx + my};
+    spool_join(merge_par, &lo, merge_par, &hi);
+}
+
+static void sort_par(void *arg)
+{
+    sort_task_t *t = arg;
+    if (t->n <= BENCH_SORT_CUTOFF) {
+        bench_sort_small(t->a, t->n);
+        if (t->to_b)
+            memcpy(t->b, t->a, (size_t)t->n * sizeof *t->a);
+        return;
+    }
+    long h = t->n / 2;
+    sort_task_t lo = {t->a, t->b, h, !t->to_b}, hi = {t->a + h, t->b + h, t->n - h, !t->to_b};
+    spool_join(sort_par, &lo, sort_par, &hi);
+    merge_task_t m = t->to_b ? (merge_task_t){t->a, t->a + h, h, t->n - h, t->b}
+                             : (merge_task_t){t->b, t->b + h, h, t->n - h, t->a};
+    merge_par(&m);
+}
+
+/* ---- the peer ------------------------------------------------------------------ */
+
+static int spool_start(int threads)
+{
+    spool_config_t config = {.num_threads = (unsigned)threads};
+    return spool_pool_create(&config, &pool);
+}
+
+static void spool_stop(void)
+{
+    spool_pool_destroy(pool);
+}
+
+static int spool_run(const char *w, long n, bench_out_t *out)
+{
+    if (strcmp(w, "fib") == 0) {
+        fib_task_t t = {n, 0};
+        spool_pool_install(pool, fib, &t);
+        out->result = t.result;
+    } else if (strncmp(w, "spawn-", 6) == 0) {
+        spawn_args_t a = {n, strcmp(w, "spawn-fifo") == 0};
+        atomic_store(&counter, 0);
+        spool_pool_install(pool, spawn_in_scope, &a);
+        out->result = atomic_load(&counter);
+    } else if (strcmp(w, "nqueens") == 0) {
+        queens_t q = {(int)n, 0, 0, 0, 0, 0};
+        spool_pool_install(pool, queens_call, &q);
+        out->result = q.result;
+    } else if (strcmp(w, "sporadic") == 0) {
+        long done = 0;
+        for (long i = 0; i < n; i++) {
+            spool_pool_install(pool, sporadic_job, &done);
+            bench_sleep_ns(BENCH_SPORADIC_SLEEP_NS);
+        }
+        out->result = done;
+    } else if (strcmp(w, "wake") == 0) {
+        long long *lat = malloc((size_t)n * sizeof *lat);
+        for (long i = 0; i < n; i++) {
+            bench_sleep_ns(i == 0 ? BENCH_WAKE_FIRST_GAP_NS : BENCH_WAKE_GAP_NS);
+            long long started = 0, t0 = bench_now_ns();
+            spool_pool_install(pool, stamp_start, &started);
+            lat[i] = started - t0;
+        }
+        bench_percentiles(lat, n, &out->p50_us, &out->p99_us);
+        free(lat);
+        out->result = n;
+    } else if (strncmp(w, "uts-", 4) == 0) {
+        uts_tree = strcmp(w, "uts-t1") == 0 ? &uts_t1 : &uts_t3;
+        memset(uts_counts, 0, sizeof uts_counts);
+        spool_pool_install(pool, uts_run, NULL);
+        out->result = out->extra = 0;
+        for (int i = 0; i < MAX_WORKERS; i++) {
+            out->result += uts_counts[i].nodes;
+            out->extra += uts_counts[i].leaves;
+        }
+    } else if (strcmp(w, "sort") == 0) {
+        uint32_t *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
+        bench_fill_random(a, n);
+        sort_task_t t = {a, b, n, 0};
+        long long t0 = bench_now_ns();
+        spool_pool_install(pool, sort_par, &t);
+        out->seconds = (double)(bench_now_ns() - t0) * 1e-9;
+        out->result = bench_is_sorted(a, n);
+        free(a);
+        free(b);
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+const bench_peer_t bench_spool_peer = {"spool", spool_start, spool_run, spool_stop};

@@ -1,0 +1,169 @@
+// spool-bench's workloads on oneTBB: a task_arena of T threads (with
+// global_control capping the parallelism), the caller entering it with
+// execute(); task_group per fork point, parallel_invoke for the binary forks.
+// W2 spawn-fifo, W4 and W5 have no oneTBB form here (n/a).
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/parallel_invoke.h>
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
+#include <oneapi/tbb/enumerable_thread_specific.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "kernels.h"
+#include "uts.h"
+
+namespace {
+
+std::unique_ptr<tbb::global_control> control;
+std::unique_ptr<tbb::task_arena> arena;
+
+long fib(long n)
+{
+    if (n < 2)
+        return n;
+    long a = 0, b = 0;
+    tbb::parallel_invoke([&] { a = fib(n - 1); }, [&] { b = fib(n - 2); });
+    return a + b;
+}
+
+long queens(int n, int row, unsigned cols, unsigned d1, unsigned d2)
+{
+    if (row == n)
+        return 1;
+    long cnt[32];
+    int k = 0;
+    tbb::task_group g;
+    unsigned avail = ~(cols | d1 | d2) & ((1u << n) - 1);
+    while (avail != 0) {
+        unsigned bit = avail & -avail;
+        avail ^= bit;
+        int slot = k++;
+        g.run([=, &cnt] { cnt[slot] = queens(n, row + 1, cols | bit, (d1 | bit) << 1, (d2 | bit) >> 1); });
+    }
+    g.wait();
+    long sum = 0;
+    for (int i = 0; i < k; i++)
+        sum += cnt[i];
+    return sum;
+}
+
+struct counts {
+    long nodes = 0, leaves = 0;
+};
+
+void uts_visit(const uts_tree_t *t, const uts_node_t *node, tbb::enumerable_thread_specific<counts> &c)
+{
+    counts &mine = c.local();
+    int k = uts_num_children(t, node);
+    mine.nodes++;
+    if (k == 0) {
+        mine.leaves++;
+        return;
+    }
+    std::vector<uts_node_t> children(static_cast<size_t>(k));
+    tbb::task_group g;
+    for (int i = 0; i < k; i++) {
+        uts_child(node, i, &children[static_cast<size_t>(i)]);
+        const uts_node_t *child = &children[static_cast<size_t>(i)];
+        g.run([t, child, &c] { uts_visit(t, child, c); });
+    }
+    g.wait();
+}
+
+void merge_par(const uint32_t *x, long nx, const uint32_t *y, long ny, uint32_t *out)
+{
+    if (nx + ny <= BENCH_MERGE_CUTOFF) {
+        bench_merge(x, nx, y, ny, out);
+        return;
+    }
+    if (nx < ny) {
+        merge_par(y, ny, x, nx, out);
+        return;
+    }
+    long mx = nx / 2, my = bench_lower_bound(y, ny, x[mx]);
+    tbb::parallel_invoke([&] { merge_par(x, mx, y, my, out); },
+                         [&] { merge_par(x + mx, nx - mx, y + my, ny - my, out + mx + my); });
+}
+
+void sort_par(uint32_t *a, uint32_t *b, long n, bool to_b)
+{
+    if (n <= BENCH_SORT_CUTOFF) {
+        bench_sort_small(a, n);
+        if (to_b)
+            std::memcpy(b, a, static_cast<size_t>(n) * sizeof *a);
+        return;
+    }
+    long h = n / 2;
+    tbb::parallel_invoke([&] { sort_par(a, b, h, !to_b); },
+                         [&] { sort_par(a + h, b + h, n - h, !to_b); });
+    if (to_b)
+        merge_par(a, h, a + h, n - h, b);
+    else
+        merge_par(b, h, b + h, n - h, a);
+}
+
+int tbb_start(int threads)
+{
+    control = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                    static_cast<size_t>(threads));
+    arena = std::make_unique<tbb::task_arena>(threads);
+    return 0;
+}
+
+void tbb_stop()
+{
+    arena.reset();
+    control.reset();
+}
+
+int tbb_run(const char *w, long n, bench_out_t *out)
+{
+    if (!std::strcmp(w, "spawn-fifo") || !std::strcmp(w, "sporadic") || !std::strcmp(w, "wake"))
+        return -1;
+    if (!std::strcmp(w, "fib")) {
+        arena->execute([&] { out->result = fib(n); });
+    } else if (!std::strcmp(w, "spawn-lifo")) {
+        std::atomic<long> counter{0};
+        arena->execute([&] {
+            tbb::task_group g;
+            for (long i = 0; i < n; i++)
+                g.run([&] { counter.fetch_add(1, std::memory_order_relaxed); });
+            g.wait();
+        });
+        out->result = counter.load();
+    } else if (!std::strcmp(w, "nqueens")) {
+        arena->execute([&] { out->result = queens(static_cast<int>(n), 0, 0, 0, 0); });
+    } else if (!std::strncmp(w, "uts-", 4)) {
+        const uts_tree_t *t = !std::strcmp(w, "uts-t1") ? &uts_t1 : &uts_t3;
+        tbb::enumerable_thread_specific<counts> c;
+        arena->execute([&] {
+            uts_node_t root;
+            uts_root(t, &root);
+            uts_visit(t, &root, c);
+        });
+        out->result = out->extra = 0;
+        for (const counts &x : c) {
+            out->result += x.nodes;
+            out->extra += x.leaves;
+        }
+    } else if (!std::strcmp(w, "sort")) {
+        std::vector<uint32_t> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+        bench_fill_random(a.data(), n);
+        long long t0 = bench_now_ns();
+        arena->execute([&] { sort_par(a.data(), b.data(), n, false); });
+        out->seconds = static_cast<double>(bench_now_ns() - t0) * 1e-9;
+        out->result = bench_is_sorted(a.data(), n);
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+} // namespace
+
+extern "C" const bench_peer_t bench_tbb_peer = {"onetbb", tbb_start, tbb_run, tbb_stop};
