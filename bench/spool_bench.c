@@ -3,7 +3,7 @@
  * (OpenMP tasks, oneTBB), on the workloads of kernels.h.
  *
  *   spool-bench [-n RUNS] [-t 1,2,...] [-w fib,spawn-lifo,...] [--quick]
- *               [--csv FILE] [--plot FILE.svg]
+ *               [--csv FILE] [--plot FILE.svg] [--stats]
  *
  * Every run is a fresh child process (so peak RSS is that run's own), with
  * the pool created and warmed up before the timed section; runs are
@@ -244,7 +244,9 @@ static void usage(const char *argv0)
 {
     fprintf(stderr,
             "usage: %s [-n RUNS] [-t 1,2,...] [-w workload,...] [--quick] [--csv FILE] "
-            "[--plot FILE.svg]\nworkloads:",
+            "[--plot FILE.svg] [--stats]\n"
+            "--stats: each spool run prints its workers' counters (spool built with "
+            "-DSPOOL_STATS=ON)\nworkloads:",
             argv0);
     for (int i = 0; i < NUM_WORKLOADS; i++)
         if (i == 0 || strcmp(workloads[i].name, workloads[i - 1].name) != 0)
@@ -254,7 +256,7 @@ static void usage(const char *argv0)
 
 int main(int argc, char **argv)
 {
-    int runs = 5, threads[MAX_T], num_threads = 0, quick = 0;
+    int runs = 5, threads[MAX_T], num_threads = 0, quick = 0, stats = 0;
     const char *only = NULL, *csv_path = NULL, *plot_path = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
@@ -269,6 +271,8 @@ int main(int argc, char **argv)
             csv_path = argv[++i];
         else if (strcmp(argv[i], "--plot") == 0 && i + 1 < argc)
             plot_path = argv[++i];
+        else if (strcmp(argv[i], "--stats") == 0)
+            stats = 1;
         else {
             usage(argv[0]);
             return 2;
@@ -334,6 +338,11 @@ int main(int argc, char **argv)
                     if (p == 0 && t > 0)
                         continue; /* the baseline runs once, on one thread */
                     const bench_peer_t *peer = p == 0 ? &bench_seq_peer : peers[p - 1];
+                    if (stats) {
+                        char what[96];
+                        snprintf(what, sizeof what, "%s %ld T=%d run %d", w->name, n, threads[t], r + 1);
+                        setenv("SPOOL_BENCH_STATS", what, 1);
+                    }
                     sample_t s = measure(peer, w, n, threads[t]);
                     if (s.status == 0 && !result_ok(w->name, n, &s)) {
                         fprintf(stderr, "spool-bench: %s %s %ld on %d threads: WRONG result %ld (%ld)\n",

@@ -4,6 +4,7 @@
 #include <spool.h>
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -250,8 +251,31 @@ static int spool_start(int threads)
     return spool_pool_create(&config, &pool);
 }
 
+/* With SPOOL_BENCH_STATS set (spool-bench --stats), print each worker's
+ * counters before the pool goes (spool built with -DSPOOL_STATS=ON). */
+static void print_stats(void)
+{
+    if (getenv("SPOOL_BENCH_STATS") == NULL)
+        return;
+    const char *what = getenv("SPOOL_BENCH_STATS");
+    for (unsigned i = 0; i < spool_pool_num_threads(pool); i++) {
+        spool_worker_stats_t st;
+        int err = spool_pool_stats(pool, i, &st);
+        if (err != 0) {
+            fprintf(stderr, "spool stats: %s\n", spool_strerror(err));
+            return;
+        }
+        fprintf(stderr,
+                "spool stats %s worker %u: jobs %llu, steals %llu, failed steals %llu, sleeps %llu, "
+                "woken %llu, woke %llu\n",
+                what, i, st.jobs_executed, st.steals, st.failed_steals, st.sleeps, st.wakeups_received,
+                st.wakeups_sent);
+    }
+}
+
 static void spool_stop(void)
 {
+    print_stats();
     spool_pool_destroy(pool);
 }
 

@@ -219,6 +219,25 @@ SPOOL_API int spool_current_thread_index(void);
  */
 SPOOL_API unsigned spool_current_num_threads(void);
 
+/* Per-worker counters, kept when spool is built with -DSPOOL_STATS=ON. */
+typedef struct spool_worker_stats {
+    unsigned long long jobs_executed;    /* jobs taken from a deque or the injector and run */
+    unsigned long long steals;           /* jobs stolen from other workers */
+    unsigned long long failed_steals;    /* steal attempts that found nothing or lost a race */
+    unsigned long long sleeps;           /* times the worker blocked on its condvar */
+    unsigned long long wakeups_received; /* times another thread woke it */
+    unsigned long long wakeups_sent;     /* times it woke another worker */
+} spool_worker_stats_t;
+
+/*
+ * spool_pool_stats: reads worker index's counters (a snapshot: the worker
+ * may be counting while it is read).
+ * Threads: any.
+ * Returns: 0; EINVAL if pool or out is NULL or index >= the pool's size;
+ * ENOTSUP if spool was built without SPOOL_STATS.
+ */
+SPOOL_API int spool_pool_stats(const spool_pool_t *pool, unsigned index, spool_worker_stats_t *out);
+
 /*
  * spool_version: the version of the library actually linked (which may
  * differ from the SPOOL_VERSION_* macros of the header compiled against).

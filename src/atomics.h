@@ -37,8 +37,28 @@
 extern atomic_uint spool__tsan_fence_word;
 #define spool__fence_seq_cst() \
     ((void)atomic_fetch_add_explicit(&spool__tsan_fence_word, 0, memory_order_seq_cst))
+#elif defined(__x86_64__) && defined(__GNUC__)
+/* On x86-64 any locked instruction is a full barrier; a locked OR of zero on
+ * the stack costs a fraction of mfence (measured here on an AMD EPYC VM:
+ * fib(30) at 1 thread 0.040 s with clang's mfence, 0.014 s with this, which
+ * is what gcc emits for the seq-cst fence anyway). */
+#define spool__fence_seq_cst() __asm__ __volatile__("lock orq $0, (%%rsp)" ::: "memory", "cc")
 #else
 #define spool__fence_seq_cst() atomic_thread_fence(memory_order_seq_cst)
+#endif
+
+/*
+ * Statistics (-DSPOOL_STATS): counters written by one thread, read by any.
+ * Relaxed: they order nothing; a reader gets a recent value.  Without
+ * SPOOL_STATS the increments vanish.
+ */
+#ifdef SPOOL_STATS
+typedef atomic_ullong spool__stat_t;
+#define SPOOL__STAT_INC(counter)                                                               \
+    atomic_store_explicit(&(counter), atomic_load_explicit(&(counter), memory_order_relaxed) + 1, \
+                          memory_order_relaxed)
+#else
+#define SPOOL__STAT_INC(counter) ((void)0)
 #endif
 
 /* Prints "spool: <msg>" to stderr and aborts.  For programming errors. */

@@ -28,13 +28,14 @@ static void join_on_worker(spool__worker_t *w, spool_fn a, void *arg_a, spool_fn
     a(arg_a);
     while (!spool__core_latch_probe(&job_b.latch.core)) {
         spool__job_t *job = spool__deque_pop(&w->deque);
-        if (job == &job_b.base) {
-            b(arg_b); /* not stolen: run inline, no latch needed */
-            return;
-        }
         if (job == NULL) {
             /* b was stolen: work on other jobs until its thief is done. */
             spool__worker_wait_until_cold(w, &job_b.latch.core);
+            return;
+        }
+        SPOOL__STAT_INC(w->stats.jobs_executed);
+        if (job == &job_b.base) {
+            b(arg_b); /* not stolen: run inline, no latch needed */
             return;
         }
         spool__job_execute(job); /* left behind by a */

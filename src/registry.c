@@ -55,11 +55,14 @@ static spool__job_t *steal(spool__worker_t *w)
             spool__job_t *job;
             switch (spool__deque_steal(&reg->workers[victim].deque, &job)) {
             case SPOOL__STEAL_SUCCESS:
+                SPOOL__STAT_INC(w->stats.steals);
                 return job;
             case SPOOL__STEAL_RETRY:
+                SPOOL__STAT_INC(w->stats.failed_steals);
                 retry = true;
                 break;
             case SPOOL__STEAL_EMPTY:
+                SPOOL__STAT_INC(w->stats.failed_steals);
                 break;
             }
         }
@@ -75,6 +78,8 @@ static spool__job_t *find_work(spool__worker_t *w)
         job = steal(w);
     if (job == NULL)
         job = spool__injector_pop(&w->registry->injector);
+    if (job != NULL)
+        SPOOL__STAT_INC(w->stats.jobs_executed);
     return job;
 }
 
@@ -415,6 +420,26 @@ int spool_pool_destroy(spool_pool_t *pool)
 unsigned spool_pool_num_threads(const spool_pool_t *pool)
 {
     return pool != NULL ? pool->num_threads : 0;
+}
+
+int spool_pool_stats(const spool_pool_t *pool, unsigned index, spool_worker_stats_t *out)
+{
+    if (pool == NULL || out == NULL || index >= pool->num_threads)
+        return EINVAL;
+#ifdef SPOOL_STATS
+    const spool__worker_t *w = &pool->workers[index];
+    const spool__worker_sleep_t *ws = &pool->sleep.workers[index];
+    /* Relaxed: statistics order nothing (see SPOOL__STAT_INC). */
+    out->jobs_executed = atomic_load_explicit(&w->stats.jobs_executed, memory_order_relaxed);
+    out->steals = atomic_load_explicit(&w->stats.steals, memory_order_relaxed);
+    out->failed_steals = atomic_load_explicit(&w->stats.failed_steals, memory_order_relaxed);
+    out->wakeups_sent = atomic_load_explicit(&w->stats.wakeups_sent, memory_order_relaxed);
+    out->sleeps = atomic_load_explicit(&ws->sleeps, memory_order_relaxed);
+    out->wakeups_received = atomic_load_explicit(&ws->wakeups_received, memory_order_relaxed);
+    return 0;
+#else
+    return ENOTSUP;
+#endif
 }
 
 /* ---- work from outside ------------------------------------------------- */

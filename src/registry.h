@@ -29,6 +29,11 @@ typedef struct spool__worker {
     spool__job_cache_t jobs;       /* recycled heap-job blocks */
     spool__job_fifo_t fifo;        /* for detached spawn_fifo */
     pthread_t thread;
+#ifdef SPOOL_STATS
+    struct { /* written by this worker only */
+        spool__stat_t jobs_executed, steals, failed_steals, wakeups_sent;
+    } stats;
+#endif
 } spool__worker_t;
 
 /*

@@ -1,6 +1,8 @@
 /* The sleep module: slow paths.  The protocol is written down in sleep.md. */
 #include "sleep.h"
 
+#include "registry.h"
+
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -54,6 +56,11 @@ bool spool__sleep_wake_specific_thread(spool__sleep_t *s, unsigned index)
         woke = true;
     }
     pthread_mutex_unlock(&ws->lock);
+#ifdef SPOOL_STATS
+    spool__worker_t *me = spool__current_worker();
+    if (woke && me != NULL)
+        SPOOL__STAT_INC(me->stats.wakeups_sent);
+#endif
     return woke;
 }
 
@@ -170,8 +177,10 @@ static void fall_asleep(spool__sleep_t *s, spool__idle_state_t *idle, spool__cor
          * that saw the count blocks on the mutex until cond_wait releases
          * it, and then sees is_blocked. */
         ws->is_blocked = true;
+        SPOOL__STAT_INC(ws->sleeps);
         while (ws->is_blocked)
             pthread_cond_wait(&ws->cond, &ws->lock);
+        SPOOL__STAT_INC(ws->wakeups_received);
     }
     wake_fully(idle);
     spool__core_latch_wake_up(latch);

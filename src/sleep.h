@@ -50,6 +50,9 @@ typedef struct spool__worker_sleep {
     SPOOL__ALIGNED pthread_mutex_t lock;
     pthread_cond_t cond;
     bool is_blocked; /* guarded by lock */
+#ifdef SPOOL_STATS
+    spool__stat_t sleeps, wakeups_received; /* written by the worker itself */
+#endif
 } spool__worker_sleep_t;
 
 typedef struct spool__sleep {

@@ -34,6 +34,8 @@ const char *spool_strerror(int err)
         return "the global pool is already started";
     case ECANCELED:
         return "the pool is being destroyed";
+    case ENOTSUP:
+        return "not supported by this build of spool";
     case ENOTRECOVERABLE:
         return "the pool was created before fork(): it has no threads in this process";
     default:
