@@ -40,6 +40,8 @@ extern const bench_peer_t bench_omp_peer; /* when built with OpenMP */
 extern const bench_peer_t bench_tbb_peer; /* when built with oneTBB */
 
 /* Shared helpers (kernels.c). */
+/* The checked result of workload w of size n (uts: its node count). */
+long bench_expected(const char *w, long n);
 long long bench_now_ns(void);
 void bench_sleep_ns(long ns);
 void bench_fill_random(uint32_t *a, long n);

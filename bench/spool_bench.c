@@ -55,33 +55,9 @@ typedef struct sample {
 /* all_samples[workload][thread index][peer + 1 (0 = seq)][run] */
 static sample_t all_samples[NUM_WORKLOADS][MAX_T][5][MAX_RUNS];
 
-static long expected_result(const char *w, long n)
-{
-    static const long queens[] = {1,  1,   0,   0,    2,     10,    4,      40,
-                                  92, 352, 724, 2680, 14200, 73712, 365596, 2279184};
-    if (strcmp(w, "fib") == 0) {
-        long a = 0, b = 1;
-        for (long i = 0; i < n; i++) {
-            long t = a + b;
-            a = b;
-            b = t;
-        }
-        return a;
-    }
-    if (strcmp(w, "nqueens") == 0)
-        return n >= 0 && n <= 15 ? queens[n] : -1;
-    if (strcmp(w, "uts-t1") == 0)
-        return (long)uts_t1.expect_nodes;
-    if (strcmp(w, "uts-t3") == 0)
-        return (long)uts_t3.expect_nodes;
-    if (strcmp(w, "sort") == 0)
-        return 1;
-    return n; /* spawn: counter; sporadic: jobs done; wake: samples */
-}
-
 static int result_ok(const char *w, long n, const sample_t *s)
 {
-    if (s->result != expected_result(w, n))
+    if (s->result != bench_expected(w, n))
         return 0;
     if (strcmp(w, "uts-t3") == 0 && s->extra != (long)uts_t3.expect_leaves)
         return 0;

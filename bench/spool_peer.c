@@ -38,24 +38,6 @@ static int thread_count(void)
     return n;
 }
 
-static long expected_result(const char *w, long n)
-{
-    static const long queens[] = {1,  1,   0,   0,    2,     10,    4,      40,
-                                  92, 352, 724, 2680, 14200, 73712, 365596, 2279184};
-    if (strcmp(w, "fib") == 0) {
-        long a = 0, b = 1;
-        for (long i = 0; i < n; i++) {
-            long t = a + b;
-            a = b;
-            b = t;
-        }
-        return a;
-    }
-    if (strcmp(w, "nqueens") == 0)
-        return n >= 0 && n <= 15 ? queens[n] : -1;
-    return n;
-}
-
 int main(int argc, char **argv)
 {
     if (argc != 4) {
@@ -93,9 +75,9 @@ int main(int argc, char **argv)
            seconds, out.result, cpu, ru.ru_maxrss, thread_count(), extra);
     fflush(stdout);
     spool->stop();
-    if (out.result != expected_result(w, n)) {
+    if (out.result != bench_expected(w, n)) {
         fprintf(stderr, "spool %s %ld: WRONG result %ld, expected %ld\n", w, n, out.result,
-                expected_result(w, n));
+                bench_expected(w, n));
         return 1;
     }
     return 0;

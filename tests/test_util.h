@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "spool.h"
 
@@ -67,6 +70,38 @@ static inline unsigned long fib_expected(unsigned n)
         b = t;
     }
     return a;
+}
+
+/* Runs body in a forked child with stderr captured: 0 if it died of SIGABRT
+ * having printed a line containing needle, 1 if it did not abort, 2 if the
+ * message was wrong, -1 if the child could not be run. */
+static inline int test_expect_abort(void (*body)(void), const char *needle)
+{
+    int pipefd[2];
+    if (pipe(pipefd) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        dup2(pipefd[1], STDERR_FILENO);
+        close(pipefd[0]);
+        body();
+        _exit(0); /* not reached if body aborts */
+    }
+    close(pipefd[1]);
+    char buf[256] = {0};
+    size_t len = 0;
+    ssize_t r;
+    while (len < sizeof buf - 1 && (r = read(pipefd[0], buf + len, sizeof buf - 1 - len)) > 0)
+        len += (size_t)r;
+    close(pipefd[0]);
+    int status;
+    if (waitpid(pid, &status, 0) != pid)
+        return -1;
+    if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGABRT)
+        return 1;
+    return strstr(buf, needle) != NULL ? 0 : 2;
 }
 
 /* fib through spool_join: every call with n >= 2 forks. */
