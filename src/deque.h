@@ -111,6 +111,7 @@ static inline spool__job_t *spool__deque_pop(spool__deque_t *d)
         if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst,
                                                      memory_order_relaxed))
             job = NULL;
+        /* Release: as for every store to bottom (see spool__deque_push). */
         atomic_store_explicit(&d->bottom, b + 1, memory_order_release);
     }
     return job;
