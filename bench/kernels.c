@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "uts.h"
@@ -111,6 +112,35 @@ void bench_sort_small(uint32_t *a, long n)
     qsort(a, (size_t)n, sizeof *a, compare_u32);
 }
 
+void bench_sort_leaf(uint32_t *a, uint32_t *b, long n, int to_b)
+{
+    bench_sort_small(a, n);
+    if (to_b)
+        memcpy(b, a, (size_t)n * sizeof *a);
+}
+
+void bench_sort_run(long n, void (*sort)(uint32_t *a, uint32_t *b, long n), bench_out_t *out)
+{
+    uint32_t *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
+    if (a == NULL || b == NULL)
+        abort();
+    bench_fill_random(a, n);
+    long long t0 = bench_now_ns();
+    sort(a, b, n);
+    out->seconds = (double)(bench_now_ns() - t0) * 1e-9;
+    out->result = bench_is_sorted(a, n);
+    free(a);
+    free(b);
+}
+
+double bench_cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
 /* ---- the sequential peer ------------------------------------------------- */
 
 static long fib_seq(long n)
@@ -158,9 +188,7 @@ static void uts_seq(const uts_tree_t *t, const uts_node_t *node, long *nodes, lo
 static void sort_seq(uint32_t *a, uint32_t *b, long n, int to_b)
 {
     if (n <= BENCH_SORT_CUTOFF) {
-        bench_sort_small(a, n);
-        if (to_b)
-            memcpy(b, a, (size_t)n * sizeof *a);
+        bench_sort_leaf(a, b, n, to_b);
         return;
     }
     long h = n / 2;
@@ -170,6 +198,11 @@ static void sort_seq(uint32_t *a, uint32_t *b, long n, int to_b)
         bench_merge(a, h, a + h, n - h, b);
     else
         bench_merge(b, h, b + h, n - h, a);
+}
+
+static void sort_seq_into_a(uint32_t *a, uint32_t *b, long n)
+{
+    sort_seq(a, b, n, 0);
 }
 
 static int seq_start(int threads)
@@ -216,14 +249,7 @@ static int seq_run(const char *w, long n, bench_out_t *out)
         out->result = out->extra = 0;
         uts_seq(t, &root, &out->result, &out->extra);
     } else if (strcmp(w, "sort") == 0) {
-        uint32_t *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
-        bench_fill_random(a, n);
-        long long t0 = bench_now_ns();
-        sort_seq(a, b, n, 0);
-        out->seconds = (double)(bench_now_ns() - t0) * 1e-9;
-        out->result = bench_is_sorted(a, n);
-        free(a);
-        free(b);
+        bench_sort_run(n, sort_seq_into_a, out);
     } else {
         return -1;
     }

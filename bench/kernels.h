@@ -51,6 +51,14 @@ void bench_percentiles(long long *latencies_ns, long n, double *p50_us, double *
 void bench_merge(const uint32_t *x, long nx, const uint32_t *y, long ny, uint32_t *out);
 long bench_lower_bound(const uint32_t *a, long n, uint32_t v);
 void bench_sort_small(uint32_t *a, long n);
+/* The leaf of every peer's ping-pong merge sort: sorts a[0, n), leaving the
+ * result in b if to_b, else in a. */
+void bench_sort_leaf(uint32_t *a, uint32_t *b, long n, int to_b);
+/* W7 for any peer: fills n random ints, times sort(a, b, n) (the result in
+ * a), checks it, and reports into out. */
+void bench_sort_run(long n, void (*sort)(uint32_t *a, uint32_t *b, long n), bench_out_t *out);
+/* User + system CPU seconds of this process. */
+double bench_cpu_seconds(void);
 
 enum {
     BENCH_SORT_CUTOFF = 4096,  /* below this, sort sequentially */

@@ -64,14 +64,6 @@ static int result_ok(const char *w, long n, const sample_t *s)
     return 1;
 }
 
-static double cpu_seconds(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
-}
-
 /* One run in a child process. */
 static sample_t measure(const bench_peer_t *p, const workload_t *w, long n, int threads)
 {
@@ -95,11 +87,11 @@ static sample_t measure(const bench_peer_t *p, const workload_t *w, long n, int 
             c.status = 1;
         } else {
             memset(&out, 0, sizeof out);
-            double cpu0 = cpu_seconds();
+            double cpu0 = bench_cpu_seconds();
             long long t0 = bench_now_ns();
             p->run(w->name, n, &out);
             double secs = (double)(bench_now_ns() - t0) * 1e-9;
-            c.cpu_s = cpu_seconds() - cpu0;
+            c.cpu_s = bench_cpu_seconds() - cpu0;
             c.seconds = out.seconds > 0 ? out.seconds : secs;
             c.result = out.result;
             c.extra = out.extra;

@@ -230,9 +230,7 @@ static void sort_par(void *arg)
 {
     sort_task_t *t = arg;
     if (t->n <= BENCH_SORT_CUTOFF) {
-        bench_sort_small(t->a, t->n);
-        if (t->to_b)
-            memcpy(t->b, t->a, (size_t)t->n * sizeof *t->a);
+        bench_sort_leaf(t->a, t->b, t->n, t->to_b);
         return;
     }
     long h = t->n / 2;
@@ -241,6 +239,12 @@ static void sort_par(void *arg)
     merge_task_t m = t->to_b ? (merge_task_t){t->a, t->a + h, h, t->n - h, t->b}
                              : (merge_task_t){t->b, t->b + h, h, t->n - h, t->a};
     merge_par(&m);
+}
+
+static void sort_in_pool(uint32_t *a, uint32_t *b, long n)
+{
+    sort_task_t t = {a, b, n, 0};
+    spool_pool_install(pool, sort_par, &t);
 }
 
 /* ---- the peer ------------------------------------------------------------------ */
@@ -322,15 +326,7 @@ static int spool_run(const char *w, long n, bench_out_t *out)
             out->extra += uts_counts[i].leaves;
         }
     } else if (strcmp(w, "sort") == 0) {
-        uint32_t *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
-        bench_fill_random(a, n);
-        sort_task_t t = {a, b, n, 0};
-        long long t0 = bench_now_ns();
-        spool_pool_install(pool, sort_par, &t);
-        out->seconds = (double)(bench_now_ns() - t0) * 1e-9;
-        out->result = bench_is_sorted(a, n);
-        free(a);
-        free(b);
+        bench_sort_run(n, sort_in_pool, out);
     } else {
         return -1;
     }

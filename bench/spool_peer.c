@@ -16,14 +16,6 @@
 
 #include "kernels.h"
 
-static double process_cpu_s(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
-}
-
 static int thread_count(void)
 {
     FILE *f = fopen("/proc/self/status", "r");
@@ -61,10 +53,10 @@ int main(int argc, char **argv)
         return 0;
     }
     memset(&out, 0, sizeof out);
-    double cpu0 = process_cpu_s();
+    double cpu0 = bench_cpu_seconds();
     long long t0 = bench_now_ns();
     spool->run(w, n, &out);
-    double seconds = (double)(bench_now_ns() - t0) * 1e-9, cpu = process_cpu_s() - cpu0;
+    double seconds = (double)(bench_now_ns() - t0) * 1e-9, cpu = bench_cpu_seconds() - cpu0;
 
     char extra[96] = "";
     if (strcmp(w, "wake") == 0)

@@ -93,9 +93,7 @@ void merge_par(const uint32_t *x, long nx, const uint32_t *y, long ny, uint32_t 
 void sort_par(uint32_t *a, uint32_t *b, long n, bool to_b)
 {
     if (n <= BENCH_SORT_CUTOFF) {
-        bench_sort_small(a, n);
-        if (to_b)
-            std::memcpy(b, a, static_cast<size_t>(n) * sizeof *a);
+        bench_sort_leaf(a, b, n, to_b);
         return;
     }
     long h = n / 2;
@@ -105,6 +103,11 @@ void sort_par(uint32_t *a, uint32_t *b, long n, bool to_b)
         merge_par(a, h, a + h, n - h, b);
     else
         merge_par(b, h, b + h, n - h, a);
+}
+
+void sort_in_arena(uint32_t *a, uint32_t *b, long n)
+{
+    arena->execute([&] { sort_par(a, b, n, false); });
 }
 
 int tbb_start(int threads)
@@ -152,12 +155,7 @@ int tbb_run(const char *w, long n, bench_out_t *out)
             out->extra += x.leaves;
         }
     } else if (!std::strcmp(w, "sort")) {
-        std::vector<uint32_t> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
-        bench_fill_random(a.data(), n);
-        long long t0 = bench_now_ns();
-        arena->execute([&] { sort_par(a.data(), b.data(), n, false); });
-        out->seconds = static_cast<double>(bench_now_ns() - t0) * 1e-9;
-        out->result = bench_is_sorted(a.data(), n);
+        bench_sort_run(n, sort_in_arena, out);
     } else {
         return -1;
     }

@@ -6,8 +6,8 @@
 void spool__spin_latch_set(spool__spin_latch_t *l)
 {
     /* Copy what we need first: once set, the owner may return and free l. */
-    spool_pool_t *reg = l->registry;
-    unsigned target = l->target;
+    spool_pool_t *reg = l->owner->registry;
+    unsigned target = l->owner->index;
     if (l->cross) {
         /* The owner's pool may also be destroyed once it returns: hold it. */
         spool__registry_ref(reg);

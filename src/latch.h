@@ -84,12 +84,18 @@ static inline bool spool__core_latch_set(spool__core_latch_t *l)
  * destroyed, as soon as the latch is set). */
 typedef struct spool__spin_latch {
     spool__core_latch_t core;
-    struct spool_pool *registry;
-    unsigned target;
+    struct spool__worker *owner; /* its pool and index say whom to wake */
     bool cross;
 } spool__spin_latch_t;
 
-/* spool__spin_latch_init(latch, owner, cross) is in registry.h (it reads the worker). */
+static inline void spool__spin_latch_init(spool__spin_latch_t *l, struct spool__worker *owner,
+                                          bool cross)
+{
+    spool__core_latch_init(&l->core);
+    l->owner = owner;
+    l->cross = cross;
+}
+
 void spool__spin_latch_set(spool__spin_latch_t *l);
 
 /* A latch for threads outside any pool: they block on a condvar. */
@@ -111,9 +117,11 @@ void spool__lock_latch_wait(spool__lock_latch_t *l);
  */
 typedef struct spool__count_latch {
     atomic_size_t counter;
-    spool__spin_latch_t spin; /* used when owned by a worker */
-    spool__lock_latch_t lock; /* used otherwise */
-    bool blocking;
+    bool blocking; /* which of the two latches below is in use */
+    union {
+        spool__spin_latch_t spin; /* owned by a worker */
+        spool__lock_latch_t lock; /* owned by a thread outside any pool */
+    };
 } spool__count_latch_t;
 
 int spool__count_latch_init(spool__count_latch_t *l, struct spool__worker *owner);

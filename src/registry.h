@@ -125,15 +125,6 @@ int spool__registry_in_worker(spool_pool_t *reg, spool_fn fn, void *arg);
 
 /* Pushes job on w's own deque (w is the calling worker).  False if the deque
  * could not grow. */
-static inline void spool__spin_latch_init(spool__spin_latch_t *l, spool__worker_t *owner,
-                                          bool cross)
-{
-    spool__core_latch_init(&l->core);
-    l->registry = owner->registry;
-    l->target = owner->index;
-    l->cross = cross;
-}
-
 static inline bool spool__worker_push(spool__worker_t *w, spool__job_t *job)
 {
     if (!spool__deque_push(&w->deque, job))
