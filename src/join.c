@@ -1,6 +1,14 @@
 /* spool_join: fork b for thieves, run a, then take b back or wait for it. */
 #include "registry.h"
 
+#if defined(__GNUC__)
+#define JOIN_INLINE inline __attribute__((always_inline))
+#define JOIN_COLD __attribute__((noinline, cold))
+#else
+#define JOIN_INLINE inline
+#define JOIN_COLD
+#endif
+
 typedef struct join_job {
     spool__job_t base;
     spool_fn fn;
@@ -15,9 +23,37 @@ static void join_job_execute(spool__job_t *job)
     spool__spin_latch_set(&j->latch);
 }
 
-static void join_on_worker(spool__worker_t *w, spool_fn a, void *arg_a, spool_fn b, void *arg_b)
+/* a has returned and the first pop did not give b back: b was stolen, or a
+ * left jobs of its own (detached spawns) above it. */
+static JOIN_COLD void join_finish(spool__worker_t *w, join_job_t *job_b, spool__job_t *job)
 {
-    join_job_t job_b = {.base.execute = join_job_execute, .fn = b, .arg = arg_b};
+    for (;;) {
+        if (job == NULL) {
+            /* b was stolen: work on other jobs until its thief is done. */
+            spool__worker_wait_until(w, &job_b->latch.core);
+            return;
+        }
+        SPOOL__STAT_INC(w->stats.jobs_executed);
+        if (job == &job_b->base) {
+            job_b->fn(job_b->arg); /* not stolen: run inline, no latch needed */
+            return;
+        }
+        spool__job_execute(job); /* left behind by a */
+        if (spool__core_latch_probe(&job_b->latch.core))
+            return;
+        job = spool__deque_pop(&w->deque);
+    }
+}
+
+/* The whole fast path is here, in the caller's frame: push b, run a, pop b,
+ * run b.  Anything else leaves through join_finish. */
+static JOIN_INLINE void join_on_worker(spool__worker_t *w, spool_fn a, void *arg_a, spool_fn b,
+                                       void *arg_b)
+{
+    join_job_t job_b;
+    job_b.base.execute = join_job_execute;
+    job_b.fn = b;
+    job_b.arg = arg_b;
     spool__spin_latch_init(&job_b.latch, w, false);
     if (SPOOL__UNLIKELY(!spool__worker_push(w, &job_b.base))) {
         /* Out of memory for the deque: no parallelism, nothing lost. */
@@ -26,20 +62,15 @@ static void join_on_worker(spool__worker_t *w, spool_fn a, void *arg_a, spool_fn
         return;
     }
     a(arg_a);
-    while (!spool__core_latch_probe(&job_b.latch.core)) {
-        spool__job_t *job = spool__deque_pop(&w->deque);
-        if (job == NULL) {
-            /* b was stolen: work on other jobs until its thief is done. */
-            spool__worker_wait_until_cold(w, &job_b.latch.core);
-            return;
-        }
+    /* The latch cannot be set while b is still in our deque, so pop first:
+     * getting b back is the common case. */
+    spool__job_t *job = spool__deque_pop(&w->deque);
+    if (SPOOL__LIKELY(job == &job_b.base)) {
         SPOOL__STAT_INC(w->stats.jobs_executed);
-        if (job == &job_b.base) {
-            b(arg_b); /* not stolen: run inline, no latch needed */
-            return;
-        }
-        spool__job_execute(job); /* left behind by a */
+        b(arg_b);
+        return;
     }
+    join_finish(w, &job_b, job);
 }
 
 typedef struct join_args {
@@ -53,15 +84,11 @@ static void join_in_worker(void *arg)
     join_on_worker(spool__current_worker(), j->a, j->arg_a, j->b, j->arg_b);
 }
 
-void spool_join(spool_fn a, void *arg_a, spool_fn b, void *arg_b)
+/* NULL functions, or a caller outside any pool. */
+static JOIN_COLD void join_cold(spool_fn a, void *arg_a, spool_fn b, void *arg_b)
 {
-    if (SPOOL__UNLIKELY(a == NULL || b == NULL))
+    if (a == NULL || b == NULL)
         spool__abort("spool_join: NULL function");
-    spool__worker_t *w = spool__current_worker();
-    if (SPOOL__LIKELY(w != NULL)) {
-        join_on_worker(w, a, arg_a, b, arg_b);
-        return;
-    }
     join_args_t args = {.a = a, .b = b, .arg_a = arg_a, .arg_b = arg_b};
     spool_pool_t *global = spool__global_registry();
     if (global == NULL || spool__registry_in_worker(global, join_in_worker, &args) != 0) {
@@ -69,4 +96,14 @@ void spool_join(spool_fn a, void *arg_a, spool_fn b, void *arg_b)
         a(arg_a);
         b(arg_b);
     }
+}
+
+void spool_join(spool_fn a, void *arg_a, spool_fn b, void *arg_b)
+{
+    spool__worker_t *w = spool__current_worker();
+    if (SPOOL__UNLIKELY(w == NULL || a == NULL || b == NULL)) {
+        join_cold(a, arg_a, b, arg_b);
+        return;
+    }
+    join_on_worker(w, a, arg_a, b, arg_b);
 }
