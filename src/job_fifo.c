@@ -2,6 +2,7 @@
 #include "job_fifo.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "atomics.h"
 
@@ -9,8 +10,16 @@ static void indirect_execute(spool__job_t *job)
 {
     spool__job_fifo_t *f =
         (spool__job_fifo_t *)(void *)((char *)job - offsetof(spool__job_fifo_t, indirect));
-    spool__job_t *real = spool__injector_pop(&f->queue);
-    if (SPOOL__UNLIKELY(real == NULL))
+    /* Our reference guarantees a job for us: every earlier take was paid for
+     * by another reference, and the push of the job we are owed happened
+     * before the push of a reference whose taker we synchronize with (its
+     * CAS on top is in the release sequence our load of top reads), so the
+     * queue cannot look empty; a lost race only means retry. */
+    spool__job_t *real = NULL;
+    spool__steal_t r;
+    while ((r = spool__deque_steal(&f->queue, &real)) == SPOOL__STEAL_RETRY)
+        ;
+    if (SPOOL__UNLIKELY(r != SPOOL__STEAL_SUCCESS))
         spool__abort("internal error: indirect job found its FIFO empty");
     spool__job_execute(real);
 }
@@ -18,10 +27,29 @@ static void indirect_execute(spool__job_t *job)
 int spool__job_fifo_init(spool__job_fifo_t *f)
 {
     f->indirect.execute = indirect_execute;
-    return spool__injector_init(&f->queue);
+    return spool__deque_init(&f->queue);
 }
 
 void spool__job_fifo_destroy(spool__job_fifo_t *f)
 {
-    spool__injector_destroy(&f->queue);
+    spool__deque_destroy(&f->queue);
+}
+
+spool__job_fifo_t *spool__job_fifo_new(void)
+{
+    size_t size = (sizeof(spool__job_fifo_t) + SPOOL__CACHE_LINE - 1) & ~(size_t)(SPOOL__CACHE_LINE - 1);
+    spool__job_fifo_t *f = aligned_alloc(SPOOL__CACHE_LINE, size);
+    if (f == NULL)
+        return NULL;
+    if (spool__job_fifo_init(f) != 0) {
+        free(f);
+        return NULL;
+    }
+    return f;
+}
+
+void spool__job_fifo_delete(spool__job_fifo_t *f)
+{
+    spool__job_fifo_destroy(f);
+    free(f);
 }

@@ -116,10 +116,8 @@ void spool__worker_wait_until_cold(spool__worker_t *w, spool__core_latch_t *latc
 
 int spool__worker_push_fifo(spool__worker_t *w, spool__job_fifo_t *f, spool__job_t *job)
 {
-    bool was_empty;
-    int err = spool__injector_push(&f->queue, job, &was_empty);
-    if (err != 0)
-        return err;
+    if (!spool__job_fifo_push(f, job))
+        return ENOMEM;
     if (!spool__worker_push(w, &f->indirect))
         /* No room for the reference: run it here instead (it runs the
          * FIFO's front job, so every queued job keeps one reference). */

@@ -33,10 +33,8 @@ static void scope_complete(spool_scope_t *s, spool__worker_t *owner)
     if (s->fifos != NULL) {
         /* Every job has run, so every indirect reference has been popped. */
         for (unsigned i = 0; i < s->registry->num_threads; i++) {
-            if (s->fifos[i] != NULL) {
-                spool__job_fifo_destroy(s->fifos[i]);
-                free(s->fifos[i]);
-            }
+            if (s->fifos[i] != NULL)
+                spool__job_fifo_delete(s->fifos[i]);
         }
         free(s->fifos);
     }
@@ -131,13 +129,7 @@ static spool__job_fifo_t *scope_fifo_of(spool_scope_t *s, spool__worker_t *w)
 {
     spool__job_fifo_t *f = s->fifos[w->index];
     if (f == NULL) {
-        f = malloc(sizeof *f);
-        if (f == NULL)
-            return NULL;
-        if (spool__job_fifo_init(f) != 0) {
-            free(f);
-            return NULL;
-        }
+        f = spool__job_fifo_new();
         s->fifos[w->index] = f;
     }
     return f;
