@@ -37,7 +37,9 @@ void spool__job_fifo_destroy(spool__job_fifo_t *f)
 
 spool__job_fifo_t *spool__job_fifo_new(void)
 {
-    size_t size = (sizeof(spool__job_fifo_t) + SPOOL__CACHE_LINE - 1) & ~(size_t)(SPOOL__CACHE_LINE - 1);
+    /* aligned_alloc wants a multiple of the alignment. */
+    size_t line = SPOOL__CACHE_LINE;
+    size_t size = (sizeof(spool__job_fifo_t) + line - 1) / line * line;
     spool__job_fifo_t *f = aligned_alloc(SPOOL__CACHE_LINE, size);
     if (f == NULL)
         return NULL;
