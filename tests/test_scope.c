@@ -575,6 +575,68 @@ static void test_job_memory_is_recycled(void **state)
     assert_int_equal(spool_pool_destroy(pool), 0);
 }
 
+/* FIFO spawns taken by many threads at once: the per-worker FIFOs are
+ * lock-free queues whose front is raced for by every runner of an indirect
+ * job.  Every job must run exactly once, from every worker's FIFO. */
+typedef struct fifo_race {
+    unsigned long n;
+    _Atomic unsigned char *ran;
+    atomic_ulong next;
+} fifo_race_t;
+
+static fifo_race_t fifo_race;
+
+static void fifo_race_leaf(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    atomic_fetch_add(&fifo_race.ran[(uintptr_t)arg], 1);
+}
+
+/* Spawns a batch of leaves from whichever worker runs it, so that several
+ * workers' FIFOs fill and drain at once. */
+static void fifo_race_batch(spool_scope_t *s, void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 64; i++) {
+        unsigned long k = atomic_fetch_add(&fifo_race.next, 1);
+        if (k >= fifo_race.n)
+            return;
+        assert_int_equal(spool_scope_spawn(s, fifo_race_leaf, (void *)(uintptr_t)k), 0);
+    }
+    assert_int_equal(spool_scope_spawn(s, fifo_race_batch, NULL), 0);
+    assert_int_equal(spool_scope_spawn(s, fifo_race_batch, NULL), 0);
+}
+
+static void fifo_race_body(spool_scope_t *s, void *arg)
+{
+    fifo_race_batch(s, arg);
+}
+
+static void run_fifo_race(void *arg)
+{
+    (void)arg;
+    spool_scope_fifo(fifo_race_body, NULL);
+}
+
+static void test_fifo_spawns_race(void **state)
+{
+    (void)state;
+    unsigned long n = test_iters("SPOOL_TEST_FIFO_SPAWNS", 200000);
+    fifo_race.n = n;
+    fifo_race.ran = calloc(n, 1);
+    assert_non_null(fifo_race.ran);
+    atomic_init(&fifo_race.next, 0);
+    spool_config_t config = {.num_threads = 4};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    assert_int_equal(spool_pool_install(pool, run_fifo_race, NULL), 0);
+    for (unsigned long k = 0; k < n; k++)
+        if (atomic_load(&fifo_race.ran[k]) != 1)
+            fail_msg("job %lu ran %u times", k, (unsigned)atomic_load(&fifo_race.ran[k]));
+    assert_int_equal(spool_pool_destroy(pool), 0);
+    free((void *)fifo_race.ran);
+}
+
 int main(void)
 {
     spool_config_t global = {.num_threads = 1};
@@ -601,6 +663,7 @@ int main(void)
         cmocka_unit_test(test_nested_scopes_across_pools),
         cmocka_unit_test(test_in_place_scope_no_deadlock),
         cmocka_unit_test(test_job_memory_is_recycled),
+        cmocka_unit_test(test_fifo_spawns_race),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
