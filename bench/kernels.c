@@ -101,6 +101,29 @@ long bench_lower_bound(const uint32_t *a, long n, uint32_t v)
     return lo;
 }
 
+int bench_merge_split(const bench_merge_task_t *m, bench_merge_task_t *lo, bench_merge_task_t *hi)
+{
+    if (m->nx + m->ny <= BENCH_MERGE_CUTOFF) {
+        bench_merge(m->x, m->nx, m->y, m->ny, m->out);
+        return 0;
+    }
+    /* Split the longer run. */
+    int swap = m->nx < m->ny;
+    const uint32_t *x = swap ? m->y : m->x, *y = swap ? m->x : m->y;
+    long nx = swap ? m->ny : m->nx, ny = swap ? m->nx : m->ny;
+    long mx = nx / 2, my = bench_lower_bound(y, ny, x[mx]);
+    *lo = (bench_merge_task_t){x, y, mx, my, m->out};
+    *hi = (bench_merge_task_t){x + mx, y + my, nx - mx, ny - my, m->out + mx + my};
+    return 1;
+}
+
+bench_merge_task_t bench_sort_merge(uint32_t *a, uint32_t *b, long n, int to_b)
+{
+    long h = n / 2;
+    return to_b ? (bench_merge_task_t){a, a + h, h, n - h, b}
+                : (bench_merge_task_t){b, b + h, h, n - h, a};
+}
+
 static int compare_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;

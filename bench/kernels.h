@@ -54,6 +54,18 @@ void bench_sort_small(uint32_t *a, long n);
 /* The leaf of every peer's ping-pong merge sort: sorts a[0, n), leaving the
  * result in b if to_b, else in a. */
 void bench_sort_leaf(uint32_t *a, uint32_t *b, long n, int to_b);
+/* One merge of the parallel sorts: x[0, nx) and y[0, ny) into out. */
+typedef struct bench_merge_task {
+    const uint32_t *x, *y;
+    long nx, ny;
+    uint32_t *out;
+} bench_merge_task_t;
+/* Below the cutoff merges m here and returns 0; else splits the longer run
+ * at its middle into two independent merges *lo and *hi and returns 1. */
+int bench_merge_split(const bench_merge_task_t *m, bench_merge_task_t *lo, bench_merge_task_t *hi);
+/* The merge that ends a sort of a[0, n) split at n / 2 whose halves sit in
+ * b if to_b, else in a (bench_sort_leaf's ping-pong). */
+bench_merge_task_t bench_sort_merge(uint32_t *a, uint32_t *b, long n, int to_b);
 /* W7 for any peer: fills n random ints, times sort(a, b, n) (the result in
  * a), checks it, and reports into out. */
 void bench_sort_run(long n, void (*sort)(uint32_t *a, uint32_t *b, long n), bench_out_t *out);

@@ -72,20 +72,14 @@ static void uts_visit(const uts_tree_t *t, const uts_node_t *node)
         free(children);
 }
 
-static void merge_par(const uint32_t *x, long nx, const uint32_t *y, long ny, uint32_t *out)
+static void merge_par(const bench_merge_task_t *m)
 {
-    if (nx + ny <= BENCH_MERGE_CUTOFF) {
-        bench_merge(x, nx, y, ny, out);
+    bench_merge_task_t lo, hi;
+    if (!bench_merge_split(m, &lo, &hi))
         return;
-    }
-    if (nx < ny) {
-        merge_par(y, ny, x, nx, out);
-        return;
-    }
-    long mx = nx / 2, my = bench_lower_bound(y, ny, x[mx]);
 #pragma omp task
-    merge_par(x, mx, y, my, out);
-    merge_par(x + mx, nx - mx, y + my, ny - my, out + mx + my);
+    merge_par(&lo);
+    merge_par(&hi);
 #pragma omp taskwait
 }
 
@@ -100,10 +94,8 @@ static void sort_par(uint32_t *a, uint32_t *b, long n, int to_b)
     sort_par(a, b, h, !to_b);
     sort_par(a + h, b + h, n - h, !to_b);
 #pragma omp taskwait
-    if (to_b)
-        merge_par(a, h, a + h, n - h, b);
-    else
-        merge_par(b, h, b + h, n - h, a);
+    bench_merge_task_t m = bench_sort_merge(a, b, n, to_b);
+    merge_par(&m);
 }
 
 static void sort_in_region(uint32_t *a, uint32_t *b, long n)

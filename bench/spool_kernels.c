@@ -198,32 +198,11 @@ typedef struct sort_task {
     int to_b;
 } sort_task_t;
 
-typedef struct merge_task {
-    const uint32_t *x, *y;
-    long nx, ny;
-    uint32_t *out;
-} merge_task_t;
-
 static void merge_par(void *arg)
 {
-    merge_task_t *m = arg;
-    if (m->nx + m->ny <= BENCH_MERGE_CUTOFF) {
-        bench_merge(m->x, m->nx, m->y, m->ny, m->out);
-        return;
-    }
-    const uint32_t *x = m->x, *y = m->y;
-    long nx = m->nx, ny = m->ny;
-    if (nx < ny) { /* split the longer run */
-        const uint32_t *t = x;
-        x = y;
-        y = t;
-        long tn = nx;
-        nx = ny;
-        ny = tn;
-    }
-    long mx = nx / 2, my = bench_lower_bound(y, ny, x[mx]);
-    merge_task_t lo = {x, y, mx, my, m->out}, hi = {x + mx, y + my, nx - mx, ny - my, m->out + mx + my};
-    spool_join(merge_par, &lo, merge_par, &hi);
+    bench_merge_task_t lo, hi;
+    if (bench_merge_split(arg, &lo, &hi))
+        spool_join(merge_par, &lo, merge_par, &hi);
 }
 
 static void sort_par(void *arg)
@@ -236,8 +215,7 @@ static void sort_par(void *arg)
     long h = t->n / 2;
     sort_task_t lo = {t->a, t->b, h, !t->to_b}, hi = {t->a + h, t->b + h, t->n - h, !t->to_b};
     spool_join(sort_par, &lo, sort_par, &hi);
-    merge_task_t m = t->to_b ? (merge_task_t){t->a, t->a + h, h, t->n - h, t->b}
-                             : (merge_task_t){t->b, t->b + h, h, t->n - h, t->a};
+    bench_merge_task_t m = bench_sort_merge(t->a, t->b, t->n, t->to_b);
     merge_par(&m);
 }
 

@@ -75,19 +75,11 @@ void uts_visit(const uts_tree_t *t, const uts_node_t *node, tbb::enumerable_thre
     g.wait();
 }
 
-void merge_par(const uint32_t *x, long nx, const uint32_t *y, long ny, uint32_t *out)
+void merge_par(const bench_merge_task_t *m)
 {
-    if (nx + ny <= BENCH_MERGE_CUTOFF) {
-        bench_merge(x, nx, y, ny, out);
-        return;
-    }
-    if (nx < ny) {
-        merge_par(y, ny, x, nx, out);
-        return;
-    }
-    long mx = nx / 2, my = bench_lower_bound(y, ny, x[mx]);
-    tbb::parallel_invoke([&] { merge_par(x, mx, y, my, out); },
-                         [&] { merge_par(x + mx, nx - mx, y + my, ny - my, out + mx + my); });
+    bench_merge_task_t lo, hi;
+    if (bench_merge_split(m, &lo, &hi))
+        tbb::parallel_invoke([&] { merge_par(&lo); }, [&] { merge_par(&hi); });
 }
 
 void sort_par(uint32_t *a, uint32_t *b, long n, bool to_b)
@@ -99,10 +91,8 @@ void sort_par(uint32_t *a, uint32_t *b, long n, bool to_b)
     long h = n / 2;
     tbb::parallel_invoke([&] { sort_par(a, b, h, !to_b); },
                          [&] { sort_par(a + h, b + h, n - h, !to_b); });
-    if (to_b)
-        merge_par(a, h, a + h, n - h, b);
-    else
-        merge_par(b, h, b + h, n - h, a);
+    bench_merge_task_t m = bench_sort_merge(a, b, n, to_b);
+    merge_par(&m);
 }
 
 void sort_in_arena(uint32_t *a, uint32_t *b, long n)
