@@ -117,13 +117,16 @@ static inline spool__job_t *spool__deque_pop(spool__deque_t *d)
     return job;
 }
 
-/* Any thread.  Takes the oldest job into *out. */
-static inline spool__steal_t spool__deque_steal(spool__deque_t *d, spool__job_t **out)
+/* Takes the oldest job into *out.  fenced: the owner may pop concurrently
+ * (see spool__deque_steal); the caller passes a constant. */
+static inline spool__steal_t spool__deque_take_oldest(spool__deque_t *d, spool__job_t **out,
+                                                      bool fenced)
 {
     /* Acquire pairs with the CAS on top by other thieves and the owner. */
     int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
-    /* Pairs with the fence in spool__deque_pop. */
-    spool__fence_seq_cst();
+    if (fenced)
+        /* Pairs with the fence in spool__deque_pop. */
+        spool__fence_seq_cst();
     /* Acquire pairs with the release stores of bottom by the owner. */
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_acquire);
     if (t >= b)
@@ -138,6 +141,21 @@ static inline spool__steal_t spool__deque_steal(spool__deque_t *d, spool__job_t 
         return SPOOL__STEAL_RETRY;
     *out = job;
     return SPOOL__STEAL_SUCCESS;
+}
+
+/* Any thread.  Takes the oldest job into *out. */
+static inline spool__steal_t spool__deque_steal(spool__deque_t *d, spool__job_t **out)
+{
+    return spool__deque_take_oldest(d, out, true);
+}
+
+/* Any thread, on a deque whose owner pushes but never pops (a job FIFO):
+ * takes the oldest job.  With no pop there is no race with the owner for the
+ * last job, and the thieves' fence, which pairs only with pop's, is not
+ * needed; thieves still race each other through the CAS on top. */
+static inline spool__steal_t spool__deque_take_front(spool__deque_t *d, spool__job_t **out)
+{
+    return spool__deque_take_oldest(d, out, false);
 }
 
 /* Any thread; a snapshot that may be stale by the time it returns. */

@@ -17,7 +17,7 @@ static void indirect_execute(spool__job_t *job)
      * queue cannot look empty; a lost race only means retry. */
     spool__job_t *real = NULL;
     spool__steal_t r;
-    while ((r = spool__deque_steal(&f->queue, &real)) == SPOOL__STEAL_RETRY)
+    while ((r = spool__deque_take_front(&f->queue, &real)) == SPOOL__STEAL_RETRY)
         ;
     if (SPOOL__UNLIKELY(r != SPOOL__STEAL_SUCCESS))
         spool__abort("internal error: indirect job found its FIFO empty");
