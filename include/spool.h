@@ -219,6 +219,206 @@ SPOOL_API int spool_current_thread_index(void);
  */
 SPOOL_API unsigned spool_current_num_threads(void);
 
+/* ---- parallel loops -------------------------------------------------------
+ *
+ * spool_for and spool_reduce split a range of indices in halves with
+ * spool_join until the parts are small enough, and call the body on each
+ * part.  Every split lives on the stack: no heap allocation.
+ *
+ * Adaptive splitting (the default) is rayon's: the split budget starts at the
+ * pool size (or len / max_len if larger) and halves at each split; a part
+ * that migrated to another worker resets it to max(pool size, budget / 2), so
+ * stolen work is split further and idle workers get fed.  SPOOL_FOR_FIXED
+ * splits at the middle while both halves keep min_len iterations, whatever
+ * the pool size and whoever steals: the same parts on every run.
+ *
+ * Work isolation: a worker that waits for a stolen part runs other jobs of
+ * the pool meanwhile, on its own stack, including other parts of the same or
+ * of an enclosing loop (as oneTBB's parallel_for does without
+ * task_arena::isolate).  A body must not hold a lock that another part of the
+ * pool may need, nor rely on thread-local state being unchanged across a
+ * nested spool call.
+ */
+typedef void (*spool_range_fn)(void *ctx, size_t begin, size_t end);
+
+typedef struct spool_for_opts {
+    size_t min_len; /* 0 or 1: none.  No part shorter than this, unless the whole range is. */
+    size_t max_len; /* 0: none.  Parts are split until no longer than this (min_len wins). */
+    unsigned flags; /* 0 or SPOOL_FOR_FIXED */
+} spool_for_opts_t;
+
+/* Split at the middle while both halves keep min_len iterations, the same
+ * parts on every run and at every thread count (max_len is not used). */
+#define SPOOL_FOR_FIXED 1u
+
+/*
+ * spool_for: calls body(ctx, b, e) on disjoint parts [b, e) that together
+ * cover [begin, end) exactly once, potentially in parallel, and returns when
+ * every call has returned.  With lo = min(max(min_len, 1), end - begin) and
+ * hi = max(max_len or unbounded, 2 * lo - 1), every part has between lo and
+ * hi iterations.  begin >= end: no call.  opts NULL or zeroed: defaults.
+ * Runs in the current pool, or from outside any pool in the global pool;
+ * a range shorter than 2 * max(min_len, 1) runs at once on the caller, as
+ * does everything if the global pool cannot be started.  Loops nest freely
+ * (in bodies, joins, scopes, broadcasts).
+ * Threads: any.
+ * Returns: nothing.  A NULL body prints one line naming spool_for to stderr
+ * and aborts.
+ */
+SPOOL_API void spool_for(size_t begin, size_t end, const spool_for_opts_t *opts,
+                         spool_range_fn body, void *ctx);
+
+/* ---- parallel reduce ------------------------------------------------------ */
+
+/* The largest accumulator spool_reduce takes, in bytes. */
+#define SPOOL_REDUCE_MAX_SIZE 256
+
+/*
+ * A reduction: accumulators of `size` bytes (at most SPOOL_REDUCE_MAX_SIZE,
+ * aligned for any type), identity(ctx, acc) sets one to the neutral value,
+ * fold(ctx, acc, b, e) adds the elements b .. e-1 to it in index order, and
+ * combine(ctx, left, right) sets left to left (+) right, where left covers
+ * lower indices than right.  The operation must be associative; it need not
+ * be commutative.
+ */
+typedef struct spool_reducer {
+    size_t size;
+    void (*identity)(void *ctx, void *acc);
+    void (*fold)(void *ctx, void *acc, size_t begin, size_t end);
+    void (*combine)(void *ctx, void *left, const void *right);
+} spool_reducer_t;
+
+/*
+ * spool_reduce: writes into *result (reducer->size bytes) the reduction of
+ * [begin, end) in index order; an empty range gives the identity.  Parts are
+ * made as in spool_for.  Adaptive mode: a part that runs on the same worker
+ * right after its left neighbour keeps folding into that neighbour's
+ * accumulator; only a part that migrated starts from the identity and is
+ * combined afterwards, so on one thread identity runs once and combine
+ * never.  With SPOOL_FOR_FIXED every part starts from the identity and every
+ * split combines its two halves: the result is bit-identical at every thread
+ * count.  Accumulators live on the stack: no heap allocation.  Where it runs
+ * as spool_for.
+ * Threads: any.
+ * Returns: nothing.  A NULL reducer, function or result, or a size of 0 or
+ * above SPOOL_REDUCE_MAX_SIZE prints one line naming spool_reduce to stderr
+ * and aborts.
+ */
+SPOOL_API void spool_reduce(size_t begin, size_t end, const spool_for_opts_t *opts,
+                            const spool_reducer_t *reducer, void *ctx, void *result);
+
+/* ---- broadcast ------------------------------------------------------------
+ *
+ * A broadcast runs a function once on every worker of a pool, with
+ * spool_current_thread_index() == index.  Each worker has its own queue of
+ * broadcasts, which only it takes (nobody steals them); a worker runs the
+ * next one when its own deque is empty, before it steals.  Concurrent
+ * broadcasts reach every worker in the same order.  Sleeping workers are
+ * woken for it.
+ */
+typedef void (*spool_broadcast_fn)(void *ctx, unsigned index, unsigned num_threads);
+typedef void (*spool_scope_broadcast_fn)(spool_scope_t *scope, void *ctx, unsigned index,
+                                         unsigned num_threads);
+
+/*
+ * spool_broadcast: runs fn(ctx, index, num_threads) once on every worker of
+ * the current pool (the global pool from outside any pool) and returns when
+ * all have returned.  A worker of that pool runs its own part while it
+ * waits.  If the global pool cannot be started, fn(ctx, 0, 1) runs on the
+ * caller.
+ * Threads: any.
+ * Returns: 0; EINVAL if fn is NULL; ENOMEM if a worker's queue could not
+ * take it (then it ran nowhere).
+ */
+SPOOL_API int spool_broadcast(spool_broadcast_fn fn, void *ctx);
+
+/*
+ * spool_pool_broadcast: as spool_broadcast, on the workers of pool.  From a
+ * worker of another pool, the caller keeps running its own pool's jobs
+ * while it waits, so pools broadcasting into each other do not deadlock.
+ * Threads: any.
+ * Returns: 0; EINVAL if pool or fn is NULL; ECANCELED if the call comes from
+ * outside the pool after spool_pool_destroy has begun; ENOMEM as
+ * spool_broadcast; ENOTRECOVERABLE in a child process forked after the pool
+ * was created.
+ */
+SPOOL_API int spool_pool_broadcast(spool_pool_t *pool, spool_broadcast_fn fn, void *ctx);
+
+/*
+ * spool_spawn_broadcast: runs fn(ctx, index, num_threads) once on every
+ * worker of the current pool (the global pool from outside any pool),
+ * detached: it returns at once.  release(ctx), unless release is NULL, runs
+ * once after the last of the runs has returned.  spool_pool_destroy waits
+ * for it.  If the global pool cannot be started, fn(ctx, 0, 1) and then
+ * release(ctx) run on the caller.
+ * Threads: any.
+ * Returns: 0; EINVAL if fn is NULL; ENOMEM if no memory could be had or a
+ * worker's queue could not take it (then nothing runs, release neither).
+ */
+SPOOL_API int spool_spawn_broadcast(spool_broadcast_fn fn, void *ctx, void (*release)(void *ctx));
+
+/*
+ * spool_pool_spawn_broadcast: as spool_spawn_broadcast, on the workers of
+ * pool.
+ * Threads: any.
+ * Returns: 0; EINVAL if pool or fn is NULL; ECANCELED if the call comes from
+ * outside the pool after spool_pool_destroy has begun; ENOMEM as
+ * spool_spawn_broadcast; ENOTRECOVERABLE in a child process forked after the
+ * pool was created.  On error nothing runs and release is not called.
+ */
+SPOOL_API int spool_pool_spawn_broadcast(spool_pool_t *pool, spool_broadcast_fn fn, void *ctx,
+                                         void (*release)(void *ctx));
+
+/*
+ * spool_scope_spawn_broadcast: runs fn(scope, ctx, index, num_threads) once
+ * on every worker of the scope's pool; the scope does not end before all the
+ * runs have returned.  If the scope has no pool (the global pool could not
+ * be started), fn(scope, ctx, 0, 1) runs on the caller.
+ * Threads: the scope's body or a job running in the scope (on any thread);
+ * never after the scope has ended.
+ * Returns: 0; EINVAL if scope or fn is NULL; ENOMEM if no memory could be
+ * had or a worker's queue could not take it (then nothing runs).
+ */
+SPOOL_API int spool_scope_spawn_broadcast(spool_scope_t *scope, spool_scope_broadcast_fn fn,
+                                          void *ctx);
+
+/* ---- yield ---------------------------------------------------------------- */
+
+typedef enum spool_yield {
+    SPOOL_YIELD_OUTSIDE = -1, /* the caller is not a worker: nothing was done */
+    SPOOL_YIELD_IDLE = 0,     /* no job was found */
+    SPOOL_YIELD_EXECUTED = 1  /* one job was found and run to completion */
+} spool_yield_t;
+
+/*
+ * spool_yield_now: looks once for a job where the calling worker would (its
+ * own deque, its broadcasts, the other workers' deques, the pool's queue of
+ * outside work) and, if it finds one, runs it to completion on the caller's
+ * stack.  It does not sleep, does not call sched_yield and leaves the sleep
+ * state alone.
+ * Threads: any; it does something only on a worker.
+ * Returns: SPOOL_YIELD_EXECUTED, SPOOL_YIELD_IDLE, or SPOOL_YIELD_OUTSIDE off a
+ * worker.
+ */
+SPOOL_API spool_yield_t spool_yield_now(void);
+
+/*
+ * spool_yield_local: as spool_yield_now, looking only at the calling
+ * worker's own deque and its broadcasts.
+ * Threads: any; it does something only on a worker.
+ * Returns: as spool_yield_now.
+ */
+SPOOL_API spool_yield_t spool_yield_local(void);
+
+/*
+ * spool_current_thread_has_pending_tasks: whether the calling worker's own
+ * deque holds jobs.  A snapshot: thieves may take them at any moment, so it
+ * is a hint (e.g. to stop splitting work), never a guarantee.
+ * Threads: any.
+ * Returns: 1 or 0 on a worker; -1 outside any pool.
+ */
+SPOOL_API int spool_current_thread_has_pending_tasks(void);
+
 /* Per-worker counters, kept when spool is built with -DSPOOL_STATS=ON. */
 typedef struct spool_worker_stats {
     unsigned long long jobs_executed;    /* jobs taken from a deque or the injector and run */

@@ -58,21 +58,35 @@ spool__deque_buf_t *spool__deque_grow(spool__deque_t *d, int64_t top, int64_t bo
  * Owner only.  Returns false (nothing pushed) if the buffer was full and
  * could not grow.
  */
-static inline bool spool__deque_push(spool__deque_t *d, spool__job_t *job)
+/* Owner only: the buffer, grown if slot b is not free; NULL if it could not
+ * grow. */
+static inline spool__deque_buf_t *spool__deque_room(spool__deque_t *d, int64_t b)
 {
-    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
     spool__deque_buf_t *buf = atomic_load_explicit(&d->buf, memory_order_relaxed);
     if (SPOOL__UNLIKELY(b - d->top_cache > buf->mask)) {
         /* Acquire pairs with the thieves' CAS on top in spool__deque_steal:
          * a slot below top was read by its thief before we overwrite it. */
         int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
         d->top_cache = t;
-        if (b - t > buf->mask) {
+        if (b - t > buf->mask)
             buf = spool__deque_grow(d, t, b);
-            if (buf == NULL)
-                return false;
-        }
     }
+    return buf;
+}
+
+/* Owner only: makes room for one push, so that the next push cannot fail.
+ * False if the buffer could not grow. */
+static inline bool spool__deque_reserve(spool__deque_t *d)
+{
+    return spool__deque_room(d, atomic_load_explicit(&d->bottom, memory_order_relaxed)) != NULL;
+}
+
+static inline bool spool__deque_push(spool__deque_t *d, spool__job_t *job)
+{
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    spool__deque_buf_t *buf = spool__deque_room(d, b);
+    if (SPOOL__UNLIKELY(buf == NULL))
+        return false;
     atomic_store_explicit(&buf->slots[b & buf->mask], job, memory_order_relaxed);
     /* Release pairs with the acquire load of bottom in spool__deque_steal:
      * a thief that sees the new bottom sees the slot and the job's fields. */

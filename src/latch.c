@@ -57,13 +57,13 @@ void spool__lock_latch_wait(spool__lock_latch_t *l)
     pthread_mutex_unlock(&l->lock);
 }
 
-int spool__count_latch_init(spool__count_latch_t *l, spool__worker_t *owner)
+int spool__count_latch_init(spool__count_latch_t *l, spool__worker_t *owner, bool cross)
 {
     atomic_init(&l->counter, 1);
     l->blocking = owner == NULL;
     if (l->blocking)
         return spool__lock_latch_init(&l->lock);
-    spool__spin_latch_init(&l->spin, owner, false);
+    spool__spin_latch_init(&l->spin, owner, cross);
     return 0;
 }
 

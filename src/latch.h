@@ -124,7 +124,9 @@ typedef struct spool__count_latch {
     };
 } spool__count_latch_t;
 
-int spool__count_latch_init(spool__count_latch_t *l, struct spool__worker *owner);
+/* cross: as for spool__spin_latch_init (the setters may run in another pool
+ * than the owner's). */
+int spool__count_latch_init(spool__count_latch_t *l, struct spool__worker *owner, bool cross);
 void spool__count_latch_destroy(spool__count_latch_t *l);
 static inline void spool__count_latch_increment(spool__count_latch_t *l)
 {

@@ -71,9 +71,19 @@ static spool__job_t *steal(spool__worker_t *w)
     }
 }
 
-static spool__job_t *find_work(spool__worker_t *w)
+spool__job_t *spool__worker_take_local(spool__worker_t *w)
 {
     spool__job_t *job = spool__deque_pop(&w->deque);
+    /* Broadcasts run once the own deque is empty, before stealing.  Only w
+     * takes from its queue, so the take never loses a race. */
+    if (job == NULL && spool__deque_take_front(&w->broadcasts, &job) != SPOOL__STEAL_SUCCESS)
+        job = NULL;
+    return job;
+}
+
+spool__job_t *spool__worker_find_work(spool__worker_t *w)
+{
+    spool__job_t *job = spool__worker_take_local(w);
     if (job == NULL)
         job = steal(w);
     if (job == NULL)
@@ -90,7 +100,7 @@ void spool__worker_wait_until_cold(spool__worker_t *w, spool__core_latch_t *latc
         /* While work keeps coming (own, stolen or injected) the worker stays
          * active and leaves the shared counters alone: touching them per job
          * made two workers fight over their cache line. */
-        spool__job_t *job = find_work(w);
+        spool__job_t *job = spool__worker_find_work(w);
         if (job != NULL) {
             spool__job_execute(job);
             continue;
@@ -103,13 +113,14 @@ void spool__worker_wait_until_cold(spool__worker_t *w, spool__core_latch_t *latc
                 spool__sleep_work_found(sleep);
                 return;
             }
-            job = find_work(w);
+            job = spool__worker_find_work(w);
             if (job != NULL) {
                 spool__sleep_work_found(sleep);
                 spool__job_execute(job);
                 break;
             }
-            spool__sleep_no_work_found(sleep, &idle, latch, &w->registry->injector);
+            spool__sleep_no_work_found(sleep, &idle, latch, &w->registry->injector,
+                                       &w->broadcasts);
         }
     }
 }
@@ -197,8 +208,10 @@ static void registry_free(spool_pool_t *reg, unsigned num_workers)
     for (unsigned i = 0; i < num_workers; i++) {
         spool__deque_destroy(&reg->workers[i].deque);
         spool__job_fifo_destroy(&reg->workers[i].fifo);
+        spool__deque_destroy(&reg->workers[i].broadcasts);
     }
     free(reg->workers);
+    pthread_mutex_destroy(&reg->broadcast_lock);
     spool__job_pool_destroy(&reg->job_pool);
     spool__injector_destroy(&reg->injector);
     spool__sleep_destroy(&reg->sleep);
@@ -260,6 +273,14 @@ static int registry_new(const spool_config_t *config, unsigned n, spool_pool_t *
         free(reg);
         return err;
     }
+    err = pthread_mutex_init(&reg->broadcast_lock, NULL);
+    if (err != 0) {
+        spool__job_pool_destroy(&reg->job_pool);
+        spool__injector_destroy(&reg->injector);
+        spool__sleep_destroy(&reg->sleep);
+        free(reg);
+        return err;
+    }
     reg->workers = aligned_zalloc(n * sizeof *reg->workers);
     if (reg->workers == NULL) {
         registry_free(reg, 0);
@@ -272,6 +293,13 @@ static int registry_new(const spool_config_t *config, unsigned n, spool_pool_t *
             err = spool__job_fifo_init(&w->fifo);
             if (err != 0)
                 spool__deque_destroy(&w->deque);
+        }
+        if (err == 0) {
+            err = spool__deque_init(&w->broadcasts);
+            if (err != 0) {
+                spool__job_fifo_destroy(&w->fifo);
+                spool__deque_destroy(&w->deque);
+            }
         }
         if (err != 0) {
             registry_free(reg, i);

@@ -28,6 +28,9 @@ typedef struct spool__worker {
     spool__core_latch_t terminate; /* set when the pool stops */
     spool__job_cache_t jobs;       /* recycled heap-job blocks */
     spool__job_fifo_t fifo;        /* for detached spawn_fifo */
+    /* Broadcasts for this worker (broadcast.c): pushed by any thread under
+     * the pool's broadcast_lock, taken at the front by this worker alone. */
+    spool__deque_t broadcasts;
     pthread_t thread;
 #ifdef SPOOL_STATS
     struct { /* written by this worker only */
@@ -51,6 +54,9 @@ struct spool_pool {
     spool__job_pool_t job_pool;
     spool__worker_t *workers;
     unsigned num_threads;
+    /* Held while a broadcast is queued on every worker, so that concurrent
+     * broadcasts reach all workers in one order. */
+    pthread_mutex_t broadcast_lock;
     SPOOL__ALIGNED atomic_size_t lifecycle;
     /* References to this memory: the handle, plus cross-pool latch setters
      * that are waking one of our workers. */
@@ -146,6 +152,13 @@ static inline spool__job_cache_t *spool__job_cache_of(spool_pool_t *reg, spool__
 {
     return w != NULL && w->registry == reg ? &w->jobs : NULL;
 }
+
+/* The calling worker w's next local job: its own deque's newest, else its
+ * oldest broadcast; NULL if neither has one. */
+spool__job_t *spool__worker_take_local(spool__worker_t *w);
+/* As take_local, then a job stolen from another worker, then one from the
+ * injector; NULL if none was found. */
+spool__job_t *spool__worker_find_work(spool__worker_t *w);
 
 /* Runs jobs (own, stolen, injected) until latch is set; sleeps when there
  * are none. */

@@ -4,17 +4,11 @@
 #include <stdlib.h>
 
 #include "registry.h"
-
-struct spool_scope {
-    spool__count_latch_t latch; /* one count for the body, one per pending job */
-    spool_pool_t *registry;     /* NULL: no pool could be started; spawns run inline */
-    spool__job_fifo_t **fifos;  /* FIFO scopes: one per worker, made by its first spawn */
-    bool fifo;
-};
+#include "scope.h"
 
 static void scope_init(spool_scope_t *s, spool_pool_t *reg, spool__worker_t *owner, bool fifo)
 {
-    if (spool__count_latch_init(&s->latch, owner) != 0)
+    if (spool__count_latch_init(&s->latch, owner, false) != 0)
         spool__abort("cannot initialise a scope's latch");
     s->registry = reg;
     s->fifo = fifo && reg != NULL;

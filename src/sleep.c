@@ -136,7 +136,7 @@ static void wake_partly(spool__idle_state_t *idle)
 }
 
 static void fall_asleep(spool__sleep_t *s, spool__idle_state_t *idle, spool__core_latch_t *latch,
-                        spool__injector_t *injector)
+                        spool__injector_t *injector, spool__deque_t *broadcasts)
 {
     if (!spool__core_latch_get_sleepy(latch))
         return; /* set meanwhile: the caller's loop will see it */
@@ -166,10 +166,12 @@ static void fall_asleep(spool__sleep_t *s, spool__idle_state_t *idle, spool__cor
     }
 
     /* SleepFence of sleep.md: pairs with PushFence in
-     * spool__sleep_new_injected_jobs.  Either the injector check below sees
-     * the job, or the injecting thread sees us counted as sleeping. */
+     * spool__sleep_new_injected_jobs and spool__sleep_new_broadcast.  Either
+     * the checks below see the job or broadcast, or its poster sees us
+     * counted as sleeping.  (The broadcast queue's length is read with
+     * relaxed loads: the fence pair orders them after the push.) */
     spool__fence_seq_cst();
-    if (!spool__injector_is_empty(injector)) {
+    if (!spool__injector_is_empty(injector) || spool__deque_len(broadcasts) > 0) {
         /* Nobody will wake us for that job: undo our own count. */
         atomic_fetch_sub_explicit(&s->counters, SPOOL__ONE_SLEEPING, memory_order_seq_cst);
     } else {
@@ -188,7 +190,8 @@ static void fall_asleep(spool__sleep_t *s, spool__idle_state_t *idle, spool__cor
 }
 
 void spool__sleep_no_work_found(spool__sleep_t *s, spool__idle_state_t *idle,
-                                spool__core_latch_t *latch, spool__injector_t *injector)
+                                spool__core_latch_t *latch, spool__injector_t *injector,
+                                spool__deque_t *broadcasts)
 {
     if (idle->rounds < SPOOL__ROUNDS_UNTIL_SLEEPY) {
         sched_yield();
@@ -198,6 +201,23 @@ void spool__sleep_no_work_found(spool__sleep_t *s, spool__idle_state_t *idle,
         idle->rounds++;
         sched_yield();
     } else {
-        fall_asleep(s, idle, latch, injector);
+        fall_asleep(s, idle, latch, injector, broadcasts);
     }
+}
+
+void spool__sleep_new_broadcast(spool__sleep_t *s)
+{
+    /* PushFence of sleep.md, as for injected jobs: pairs with SleepFence in
+     * fall_asleep.  Either a worker's final check sees its broadcast queue
+     * non-empty, or we see it counted as sleeping below and wake it. */
+    spool__fence_seq_cst();
+    uint64_t c = spool__sleep_load_counters(s);
+    if (!spool__sleep_post_needs_work(c))
+        return;
+    /* Make the JEC odd so that sleepy workers search again (no wake-up
+     * wanted here: num_jobs 0), then wake every sleeper: each of them has a
+     * part of the broadcast to run. */
+    spool__sleep_new_jobs_cold(s, c, 0, true);
+    if (spool__counters_sleeping(c) != 0)
+        wake_any_threads(s, s->num_workers);
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "atomics.h"
+#include "deque.h"
 #include "injector.h"
 #include "latch.h"
 
@@ -88,9 +89,15 @@ static inline void spool__sleep_start_looking(spool__sleep_t *s, unsigned worker
 void spool__sleep_work_found(spool__sleep_t *s);
 
 /* A search round found nothing: yield, get sleepy, or sleep until woken or
- * until latch is set.  The injector is checked last before sleeping. */
+ * until latch is set.  The injector and the worker's own broadcast queue are
+ * checked last before sleeping. */
 void spool__sleep_no_work_found(spool__sleep_t *s, spool__idle_state_t *idle,
-                                spool__core_latch_t *latch, spool__injector_t *injector);
+                                spool__core_latch_t *latch, spool__injector_t *injector,
+                                spool__deque_t *broadcasts);
+
+/* A broadcast was queued on every worker's broadcast queue: wake every
+ * sleeping worker (each must run it). */
+void spool__sleep_new_broadcast(spool__sleep_t *s);
 
 /* Wakes worker index if it sleeps.  True if it did. */
 bool spool__sleep_wake_specific_thread(spool__sleep_t *s, unsigned index);

@@ -119,7 +119,7 @@ enum { SETTERS = 4 };
 static void count_latch_on(spool__worker_t *owner)
 {
     spool__count_latch_t latch;
-    if (spool__count_latch_init(&latch, owner) != 0)
+    if (spool__count_latch_init(&latch, owner, false) != 0)
         abort();
     delayed_set_t d[SETTERS];
     pthread_t t[SETTERS];

@@ -1,0 +1,169 @@
+/* Yield: rayon-core's yield_now_to_spawn and yield_local_to_spawn, and on a
+ * one-thread pool what each yield finds (own deque, own broadcasts, the
+ * injector) and what it does not; the pending-task hint. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "spool.h"
+#include "test_util.h"
+
+static atomic_int sent;
+
+static void send_22(void *arg)
+{
+    (void)arg;
+    atomic_store(&sent, 22);
+}
+
+static void yield_now_once(void *arg)
+{
+    (void)arg;
+    spool_yield_t y = spool_yield_now();
+    assert_true(y == SPOOL_YIELD_EXECUTED || y == SPOOL_YIELD_IDLE);
+}
+
+static void yield_local_once(void *arg)
+{
+    (void)arg;
+    spool_yield_t y = spool_yield_local();
+    assert_true(y == SPOOL_YIELD_EXECUTED || y == SPOOL_YIELD_IDLE);
+}
+
+static void wait_for_22(void)
+{
+    for (int i = 0; i < 10000 && atomic_load(&sent) != 22; i++)
+        test_sleep_ms(1);
+    assert_int_equal(atomic_load(&sent), 22);
+}
+
+/* rayon: queue a spawn, yield from a worker; the spawn must then run. */
+static void test_yield_now_to_spawn(void **state)
+{
+    (void)state;
+    atomic_store(&sent, 0);
+    assert_int_equal(spool_spawn(send_22, NULL), 0);
+    spool_join(yield_now_once, NULL, yield_now_once, NULL);
+    wait_for_22();
+}
+
+static void test_yield_local_to_spawn(void **state)
+{
+    (void)state;
+    atomic_store(&sent, 0);
+    assert_int_equal(spool_spawn(send_22, NULL), 0);
+    spool_join(yield_local_once, NULL, yield_local_once, NULL);
+    wait_for_22();
+}
+
+static void test_outside(void **state)
+{
+    (void)state;
+    assert_int_equal(spool_yield_now(), SPOOL_YIELD_OUTSIDE);
+    assert_int_equal(spool_yield_local(), SPOOL_YIELD_OUTSIDE);
+    assert_int_equal(spool_current_thread_has_pending_tasks(), -1);
+}
+
+static atomic_int ran;
+
+static void mark(void *arg)
+{
+    (void)arg;
+    atomic_fetch_add(&ran, 1);
+}
+
+static void mark_broadcast(void *ctx, unsigned index, unsigned n)
+{
+    (void)ctx;
+    (void)index;
+    (void)n;
+    atomic_fetch_add(&ran, 100);
+}
+
+/* On a one-thread pool nobody else can take the jobs. */
+static void local_jobs(void *arg)
+{
+    (void)arg;
+    assert_int_equal(spool_current_thread_has_pending_tasks(), 0);
+    assert_int_equal(spool_yield_local(), SPOOL_YIELD_IDLE);
+    assert_int_equal(spool_yield_now(), SPOOL_YIELD_IDLE);
+    assert_int_equal(spool_spawn(mark, NULL), 0);
+    assert_int_equal(spool_current_thread_has_pending_tasks(), 1);
+    assert_int_equal(spool_yield_local(), SPOOL_YIELD_EXECUTED);
+    assert_int_equal(atomic_load(&ran), 1);
+    assert_int_equal(spool_current_thread_has_pending_tasks(), 0);
+    /* A broadcast goes to this worker's broadcast queue, not its deque. */
+    assert_int_equal(spool_spawn_broadcast(mark_broadcast, NULL, NULL), 0);
+    assert_int_equal(spool_current_thread_has_pending_tasks(), 0);
+    assert_int_equal(spool_yield_local(), SPOOL_YIELD_EXECUTED);
+    assert_int_equal(atomic_load(&ran), 101);
+    assert_int_equal(spool_yield_local(), SPOOL_YIELD_IDLE);
+}
+
+static void test_local_on_one_thread(void **state)
+{
+    (void)state;
+    spool_config_t c = {.num_threads = 1};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&c, &pool), 0);
+    atomic_store(&ran, 0);
+    assert_int_equal(spool_pool_install(pool, local_jobs, NULL), 0);
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
+/* Work queued from outside is in the injector: yield_now finds it,
+ * yield_local does not. */
+typedef struct injected {
+    spool_pool_t *pool;
+    atomic_int queued;
+} injected_t;
+
+static void *queue_from_outside(void *arg)
+{
+    injected_t *in = arg;
+    if (spool_pool_spawn(in->pool, mark, NULL) != 0)
+        abort();
+    atomic_store(&in->queued, 1);
+    return NULL;
+}
+
+static void yield_to_injected(void *arg)
+{
+    injected_t *in = arg;
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, queue_from_outside, in), 0);
+    pthread_join(t, NULL);
+    assert_int_equal(spool_yield_local(), SPOOL_YIELD_IDLE);
+    assert_int_equal(atomic_load(&ran), 0);
+    assert_int_equal(spool_yield_now(), SPOOL_YIELD_EXECUTED);
+    assert_int_equal(atomic_load(&ran), 1);
+    assert_int_equal(spool_yield_now(), SPOOL_YIELD_IDLE);
+}
+
+static void test_yield_now_takes_injected(void **state)
+{
+    (void)state;
+    spool_config_t c = {.num_threads = 1};
+    injected_t in = {NULL, 0};
+    assert_int_equal(spool_pool_create(&c, &in.pool), 0);
+    atomic_store(&ran, 0);
+    assert_int_equal(spool_pool_install(in.pool, yield_to_injected, &in), 0);
+    assert_int_equal(spool_pool_destroy(in.pool), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_yield_now_to_spawn),
+        cmocka_unit_test(test_yield_local_to_spawn),
+        cmocka_unit_test(test_outside),
+        cmocka_unit_test(test_local_on_one_thread),
+        cmocka_unit_test(test_yield_now_takes_injected),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
