@@ -2,8 +2,10 @@
 # Model-checks src/sleep.md's protocol with spin (model/sleep.pml):
 #  - the protocol as built: no invalid end state (no lost wake-up, no
 #    deadlock) and no assertion failure, over the whole state space;
-#  - with each deliberate bug (-DNO_FINAL_CHECK, -DNO_JEC_BUMP): spin must
-#    find the lost wake-up, else the model is too weak to trust.
+#  - the same with a broadcast (-DBROADCAST);
+#  - with each deliberate bug (-DNO_FINAL_CHECK, -DNO_JEC_BUMP, and
+#    -DNO_BCAST_FINAL_CHECK with a broadcast): spin must find the lost
+#    wake-up, else the model is too weak to trust.
 # Usage: model/check.sh [WORKDIR]
 set -euo pipefail
 model=$(cd "$(dirname "$0")" && pwd)/sleep.pml
@@ -25,18 +27,27 @@ verify() { # $1: name, $2: spin -D flags; prints pan's summary, leaves it in pan
   [ -n "$errors" ] || { cat pan.out; echo "model: pan gave no result"; exit 1; }
 }
 
-verify "as built" ""
-if [ "$errors" != 0 ] || grep -q -e 'Search not completed' -e 'max search depth too small' pan.out; then
-  cat pan.out
-  echo "model: FAILED: the protocol as built has an error or was not fully explored"
-  exit 1
-fi
-for bug in NO_FINAL_CHECK NO_JEC_BUMP; do
-  verify "with -D$bug" "-D$bug"
+as_built() { # $1: name, $2: flags
+  verify "$1" "$2"
+  if [ "$errors" != 0 ] || grep -q -e 'Search not completed' -e 'max search depth too small' pan.out; then
+    cat pan.out
+    echo "model: FAILED: the protocol ($1) has an error or was not fully explored"
+    exit 1
+  fi
+}
+must_fail() { # $1: flags of a deliberate bug
+  verify "with $1" "$1"
   if [ "$errors" = 0 ]; then
-    echo "model: FAILED: spin found no lost wake-up with -D$bug"
+    echo "model: FAILED: spin found no lost wake-up with $1"
     exit 1
   fi
   grep -q 'invalid end state' pan.out
-done
+}
+
+as_built "as built" ""
+must_fail -DNO_FINAL_CHECK
+must_fail -DNO_JEC_BUMP
+# Broadcasts: one injected job and a broadcast to every worker.
+as_built "with a broadcast" "-DBROADCAST -DINJECT=1"
+must_fail "-DBROADCAST -DINJECT=1 -DNO_BCAST_FINAL_CHECK"
 echo "model: all checks passed"

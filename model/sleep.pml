@@ -22,9 +22,18 @@
  * the protocol anyway; the JEC is what protects it).  The JEC is one bit wide
  * (JEC_MOD 2), so it rolls over as soon as possible.
  *
+ * -DBROADCAST: the outside thread also broadcasts (broadcast.c): it queues
+ * one job on every worker's own broadcast queue, then (PushFence, read the
+ * counters) bumps the JEC and, if any worker sleeps, wakes every sleeping
+ * worker; it waits until every worker has run its part.  A worker takes
+ * only its own queue's jobs; an ordinary search may miss them, the final
+ * check after SleepFence may not.
+ *
  * Deliberate bugs, for showing that the model can fail:
- *   -DNO_FINAL_CHECK  the sleeper skips the final injector check
- *   -DNO_JEC_BUMP     posting a job does not bump the JEC
+ *   -DNO_FINAL_CHECK        the sleeper skips the final injector check
+ *   -DNO_JEC_BUMP           posting a job does not bump the JEC
+ *   -DNO_BCAST_FINAL_CHECK  the final check looks at the injector only, not
+ *                           at the worker's broadcast queue (rayon PR 992)
  */
 
 #ifndef W
@@ -49,6 +58,8 @@ bool internal_done;             /* J has run */
 bool mutex[W];                  /* each worker's sleep mutex (true = held) */
 bool blocked[W];                /* is_blocked, guarded by mutex[i] */
 byte latch[W];                  /* each worker's terminate latch */
+byte bq[W];                     /* broadcast jobs queued for each worker */
+byte bdone;                     /* broadcast parts run */
 
 inline lock(m) { atomic { !m -> m = true } }
 inline unlock(m) { m = false }
@@ -136,6 +147,7 @@ search:
         :: deque > 0 -> deque--; job = 1
         :: else ->
             if
+            :: bq[me] > 0 -> bq[me]--; job = 3
             :: injector > 0 -> injector--; job = 2
             :: true -> job = 0   /* empty, or the push is not visible yet */
             fi
@@ -148,10 +160,10 @@ search:
         wake_any(wanted);
         atomic {
             if
-            :: job == 1 -> internal_done = true
-            :: else
-            fi;
-            done++
+            :: job == 1 -> internal_done = true; done++
+            :: job == 2 -> done++
+            :: job == 3 -> bdone++
+            fi
         };
         atomic { inactive++ };
         rounds = 0;
@@ -215,6 +227,9 @@ search:
 #ifndef NO_FINAL_CHECK
     if
     :: injector > 0 -> atomic { sleeping-- }; goto awake
+#ifndef NO_BCAST_FINAL_CHECK
+    :: bq[me] > 0 -> atomic { sleeping-- }; goto awake
+#endif
     :: else
     fi;
 #endif
@@ -244,6 +259,27 @@ proctype outside() {
         n++
     :: else -> break
     od;
+#ifdef BROADCAST
+    atomic { i = 0; do :: i < W -> bq[i]++; i++ :: else -> break od };
+    /* PushFence, then the counters: bump the JEC, wake every sleeper */
+    atomic {
+        if
+        :: jec % 2 == 0 -> jec = (jec + 1) % JEC_MOD
+        :: else
+        fi;
+        c_sleeping = sleeping
+    };
+    if
+    :: c_sleeping > 0 ->
+        k = 0;
+        do
+        :: k < W -> wake_specific(k, woke); k++
+        :: else -> break
+        od
+    :: else
+    fi;
+    bdone == W;              /* a blocking broadcast: every part has run */
+#endif
     done == INJECT + 1;      /* every job has run */
     i = 0;
     do
