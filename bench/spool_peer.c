@@ -8,12 +8,21 @@
  * WORKLOAD is fib, spawn-lifo, spawn-fifo, nqueens, sporadic or wake (the
  * kernels are spool-bench's, kernels.h).  The pool is created and warmed up
  * with a small instance (fib 20, spawn 1000, nqueens 8, others 10) first.
+ *
+ * The data-parallel workloads (dp.h) take WORKLOAD[/VARIANT]: triad,
+ * mandelbrot, small-loops[/inside], sum[/fixed], nested[/outer],
+ * loop-in-join, broadcast; their line is
+ *   spool[/VARIANT] workload n threads seconds result cpu_s=X maxrss_kb=Y os_threads=Z
+ * with the result printed with %a for small-loops, sum and loop-in-join.
+ * Variants spool has no form of (OpenMP schedules, oneTBB emulations) print
+ * n/a.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
+#include "dp.h"
 #include "kernels.h"
 
 static int thread_count(void)
@@ -30,15 +39,69 @@ static int thread_count(void)
     return n;
 }
 
+static void print_usage_line(const char *peer, const char *w, long n, int threads,
+                             double seconds, const char *result, double cpu)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("%s %s %ld %d %.6f %s cpu_s=%.6f maxrss_kb=%ld os_threads=%d\n", peer, w, n, threads,
+           seconds, result, cpu, ru.ru_maxrss, thread_count());
+    fflush(stdout);
+}
+
+/* W8-W14: WORKLOAD[/VARIANT] N THREADS, in a pool of THREADS workers. */
+static int run_dp(char *spec, long n, int threads)
+{
+    char *variant = strchr(spec, '/');
+    if (variant != NULL)
+        *variant++ = '\0';
+    char peer[64];
+    snprintf(peer, sizeof peer, "spool%s%s", variant ? "/" : "", variant ? variant : "");
+    spool_config_t config = {.num_threads = (unsigned)threads};
+    spool_pool_t *pool;
+    if (spool_pool_create(&config, &pool) != 0)
+        return 2;
+    bench_dp_out_t out;
+    if (bench_dp_run("spool", spec, variant, bench_dp_warm_n(spec), pool, &out) != 0) {
+        printf("%s %s %ld %d n/a n/a\n", peer, spec, n, threads);
+        spool_pool_destroy(pool);
+        return 0;
+    }
+    bench_dp_run("spool", spec, variant, n, pool, &out);
+    char result[64];
+    if (out.is_double)
+        snprintf(result, sizeof result, "%a", out.dval);
+    else
+        snprintf(result, sizeof result, "%ld", out.ival);
+    print_usage_line(peer, spec, n, threads, out.seconds, result, out.cpu_s);
+    spool_pool_destroy(pool);
+    if (!out.ok) {
+        fprintf(stderr, "%s %s %ld: WRONG result %s\n", peer, spec, n, result);
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
-        fprintf(stderr, "usage: %s WORKLOAD N THREADS\n", argv[0]);
+        fprintf(stderr, "usage: %s WORKLOAD[/VARIANT] N THREADS\n", argv[0]);
         return 2;
     }
     const char *w = argv[1];
     long n = atol(argv[2]);
     int threads = atoi(argv[3]);
+    char spec[64];
+    snprintf(spec, sizeof spec, "%s", w);
+    char *slash = strchr(spec, '/');
+    if (slash != NULL)
+        *slash = '\0';
+    if (bench_dp_warm_n(spec) != 0) {
+        if (threads < 1 || n <= 0)
+            return 2;
+        snprintf(spec, sizeof spec, "%s", w);
+        return run_dp(spec, n, threads);
+    }
     if (threads < 1 || n < 0 || (strcmp(w, "wake") == 0 && n == 0))
         return 2;
     const bench_peer_t *spool = &bench_spool_peer;
