@@ -122,6 +122,57 @@ static int global_init_twice(void)
     return first == 0 || first == EALREADY ? second : -1;
 }
 
+static void noop_broadcast(void *ctx, unsigned index, unsigned n)
+{
+    (void)ctx;
+    (void)index;
+    (void)n;
+}
+static void noop_scope_broadcast(spool_scope_t *s, void *ctx, unsigned index, unsigned n)
+{
+    (void)s;
+    noop_broadcast(ctx, index, n);
+}
+static int broadcast_null_fn(void)
+{
+    return spool_broadcast(NULL, NULL);
+}
+static int pool_broadcast_null_pool(void)
+{
+    return spool_pool_broadcast(NULL, noop_broadcast, NULL);
+}
+static int pool_broadcast_null_fn(void)
+{
+    return spool_pool_broadcast(pool, NULL, NULL);
+}
+static int spawn_broadcast_null_fn(void)
+{
+    return spool_spawn_broadcast(NULL, NULL, NULL);
+}
+static int pool_spawn_broadcast_null_pool(void)
+{
+    return spool_pool_spawn_broadcast(NULL, noop_broadcast, NULL, NULL);
+}
+static int pool_spawn_broadcast_null_fn(void)
+{
+    return spool_pool_spawn_broadcast(pool, NULL, NULL, NULL);
+}
+static int scope_spawn_broadcast_null_scope(void)
+{
+    return spool_scope_spawn_broadcast(NULL, noop_scope_broadcast, NULL);
+}
+static int scope_spawn_broadcast_null_fn_result;
+static void scope_spawn_broadcast_null_fn_body(spool_scope_t *s, void *arg)
+{
+    (void)arg;
+    scope_spawn_broadcast_null_fn_result = spool_scope_spawn_broadcast(s, NULL, NULL);
+}
+static int scope_spawn_broadcast_null_fn(void)
+{
+    spool_scope(scope_spawn_broadcast_null_fn_body, NULL);
+    return scope_spawn_broadcast_null_fn_result;
+}
+
 static const errno_case_t errno_cases[] = {
     {"spool_pool_create with out == NULL", create_null_out, EINVAL},
     {"spool_pool_create with num_threads above the limit", create_too_many_threads, EINVAL},
@@ -137,6 +188,14 @@ static const errno_case_t errno_cases[] = {
     {"spool_pool_spawn_fifo(NULL, ...)", pool_spawn_fifo_null_pool, EINVAL},
     {"spool_scope_spawn(NULL, ...)", scope_spawn_null_scope, EINVAL},
     {"spool_scope_spawn(scope, NULL, ...)", scope_spawn_null_fn, EINVAL},
+    {"spool_broadcast(NULL, ...)", broadcast_null_fn, EINVAL},
+    {"spool_pool_broadcast(NULL, ...)", pool_broadcast_null_pool, EINVAL},
+    {"spool_pool_broadcast(pool, NULL, ...)", pool_broadcast_null_fn, EINVAL},
+    {"spool_spawn_broadcast(NULL, ...)", spawn_broadcast_null_fn, EINVAL},
+    {"spool_pool_spawn_broadcast(NULL, ...)", pool_spawn_broadcast_null_pool, EINVAL},
+    {"spool_pool_spawn_broadcast(pool, NULL, ...)", pool_spawn_broadcast_null_fn, EINVAL},
+    {"spool_scope_spawn_broadcast(NULL, ...)", scope_spawn_broadcast_null_scope, EINVAL},
+    {"spool_scope_spawn_broadcast(scope, NULL, ...)", scope_spawn_broadcast_null_fn, EINVAL},
     {"spool_global_init twice", global_init_twice, EALREADY},
 };
 

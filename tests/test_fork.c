@@ -42,6 +42,21 @@ static void noop(void *arg)
     (void)arg;
 }
 
+static void noop_broadcast(void *ctx, unsigned index, unsigned n)
+{
+    (void)ctx;
+    (void)index;
+    (void)n;
+}
+
+static void add_one_broadcast(void *ctx, unsigned index, unsigned n)
+{
+    (void)ctx;
+    (void)index;
+    (void)n;
+    atomic_fetch_add(&scope_sum, 1);
+}
+
 /* In the child: returns 0 if everything works, else the number of the
  * failed check. */
 static int child_checks(spool_pool_t *parent_pool)
@@ -68,9 +83,17 @@ static int child_checks(spool_pool_t *parent_pool)
             return 6;
         if (spool_pool_spawn(parent_pool, noop, NULL) != ENOTRECOVERABLE)
             return 7;
+        if (spool_pool_broadcast(parent_pool, noop_broadcast, NULL) != ENOTRECOVERABLE ||
+            spool_pool_spawn_broadcast(parent_pool, noop_broadcast, NULL, NULL) != ENOTRECOVERABLE)
+            return 12;
         if (spool_pool_destroy(parent_pool) != ENOTRECOVERABLE)
             return 8;
     }
+    /* The global pool of the child: a broadcast and a loop. */
+    atomic_store(&scope_sum, 0);
+    if (spool_broadcast(add_one_broadcast, NULL) != 0 ||
+        atomic_load(&scope_sum) != (long)spool_current_num_threads())
+        return 13;
     /* A new pool works in the child. */
     spool_pool_t *pool;
     spool_config_t config = {.num_threads = 2};

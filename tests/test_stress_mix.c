@@ -1,5 +1,7 @@
 /* Stress (label "stress"): randomized mixes of join, LIFO and FIFO scopes,
- * in-place scopes, detached spawns and cross-pool installs, nested up to
+ * in-place scopes, detached spawns, cross-pool installs, parallel loops,
+ * reductions (adaptive and fixed) and broadcasts (blocking and detached),
+ * nested up to
  * depth 30, on pools of 1, 2, 8 and 64 threads (on a 2-core machine); 8
  * outside threads submitting at once while pools are created and destroyed;
  * 500,000 joins submitted from outside into a 2-thread pool; bursts of work
@@ -89,6 +91,41 @@ static void spawn_children(spool_scope_t *s, void *arg)
         must(spool_scope_spawn(s, scope_child, &f->children[i]), "spool_scope_spawn");
 }
 
+static void loop_children(void *ctx, size_t begin, size_t end)
+{
+    scope_frame_t *f = ctx;
+    for (size_t i = begin; i < end; i++)
+        run_node(&f->children[i]);
+}
+
+static void count_identity(void *ctx, void *acc)
+{
+    (void)ctx;
+    *(long *)acc = 0;
+}
+
+static void count_fold(void *ctx, void *acc, size_t begin, size_t end)
+{
+    loop_children(ctx, begin, end);
+    *(long *)acc += (long)(end - begin);
+}
+
+static void count_combine(void *ctx, void *left, const void *right)
+{
+    (void)ctx;
+    *(long *)left += *(const long *)right;
+}
+
+static const spool_reducer_t count_reducer = {sizeof(long), count_identity, count_fold,
+                                              count_combine};
+
+static void broadcast_child(void *ctx, unsigned index, unsigned n)
+{
+    (void)n;
+    if (index == 0)
+        run_node(ctx);
+}
+
 static void run_node(void *arg)
 {
     node_t *n = arg;
@@ -103,7 +140,7 @@ static void run_node(void *arg)
     if (depth >= MAX_DEPTH || atomic_fetch_sub(&budget, 1) <= 0)
         return;
     int k = 1 + (int)((r >> 8) % MAX_CHILDREN);
-    switch (r % 7) {
+    switch (r % 10) {
     case 0: { /* join */
         node_t a, b;
         node_init(&a, r + 1, depth + 1, false);
@@ -120,9 +157,9 @@ static void run_node(void *arg)
         f.k = k;
         for (int i = 0; i < k; i++)
             node_init(&f.children[i], r + 10 + (uint64_t)i, depth + 1, false);
-        if (r % 7 == 1)
+        if (r % 10 == 1)
             spool_scope(spawn_children, &f);
-        else if (r % 7 == 2)
+        else if (r % 10 == 2)
             spool_scope_fifo(spawn_children, &f);
         else if ((r >> 20) & 1)
             spool_in_place_scope_fifo(spawn_children, &f);
@@ -141,6 +178,44 @@ static void run_node(void *arg)
                 must(spool_spawn_fifo(run_node, c), "spool_spawn_fifo");
             else
                 must(spool_spawn(run_node, c), "spool_spawn");
+        }
+        break;
+    }
+    case 7: { /* a loop over the children */
+        scope_frame_t f;
+        f.k = k;
+        for (int i = 0; i < k; i++)
+            node_init(&f.children[i], r + 40 + (uint64_t)i, depth + 1, false);
+        spool_for_opts_t o = {(r >> 24) % 3, (r >> 26) % 3, (unsigned)(r >> 28) & 1};
+        spool_for(0, (size_t)k, &o, loop_children, &f);
+        check_once(f.children, k);
+        break;
+    }
+    case 8: { /* a reduction that runs the children and counts them */
+        scope_frame_t f;
+        f.k = k;
+        for (int i = 0; i < k; i++)
+            node_init(&f.children[i], r + 50 + (uint64_t)i, depth + 1, false);
+        spool_for_opts_t o = {0, 1, (unsigned)(r >> 28) & 1};
+        long count = -1;
+        spool_reduce(0, (size_t)k, &o, &count_reducer, &f, &count);
+        if (count != k)
+            atomic_fetch_add(&double_runs, 1);
+        check_once(f.children, k);
+        break;
+    }
+    case 9: { /* a broadcast: worker 0 runs the child */
+        if ((r >> 24) & 1) {
+            node_t c;
+            node_init(&c, r + 60, depth + 1, false);
+            must(spool_broadcast(broadcast_child, &c), "spool_broadcast");
+            check_once(&c, 1);
+        } else {
+            node_t *c = malloc(sizeof *c);
+            if (c == NULL)
+                abort();
+            node_init(c, r + 60, depth + 1, true); /* freed by its own run */
+            must(spool_spawn_broadcast(broadcast_child, c, NULL), "spool_spawn_broadcast");
         }
         break;
     }
