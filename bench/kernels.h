@@ -8,6 +8,8 @@
  *   wake N         N x (idle 5 ms, submit, latency to the job's start) (W5)
  *   uts-t1, uts-t3 the UTS trees T1 and T3, a spawn per child (W6)
  *   sort N         merge sort of N random 32-bit ints, parallel merges (W7)
+ * and the data-parallel W8-W14 of dp.h (triad, mandelbrot, small-loops,
+ * sum, nested, loop-in-join, broadcast), which run through bench_dp_run.
  */
 #ifndef SPOOL_BENCH_KERNELS_H
 #define SPOOL_BENCH_KERNELS_H

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dp.h"
 #include "kernels.h"
 #include "uts.h"
 
@@ -164,3 +165,87 @@ static int omp_run(const char *w, long n, bench_out_t *out)
 }
 
 const bench_peer_t bench_omp_peer = {"openmp", omp_start, omp_run, omp_stop};
+
+/* ---- W8-W14 (dp.h): the best OpenMP form of each ----------------------------
+ * triad and sum: static schedule; mandelbrot: dynamic, 1 (the static split
+ * leaves one thread 94% of the work); small-loops: a parallel for per call
+ * from outside, or an orphaned `for` in one region (inside); nested: the
+ * outer loop parallel with schedule(dynamic, 64) (the loop is triangular),
+ * the inner one sequential (a nested region would run on a team of 1
+ * anyway); loop-in-join: tasks for the halves, taskloop
+ * leaves; broadcast: one region per broadcast. */
+
+static void omp_small_inside(double *a)
+{
+#pragma omp for schedule(static)
+    for (long i = 0; i < BENCH_DP_SMALL_LEN; i += BENCH_DP_BLOCK)
+        bench_dp_small_block(a + i);
+}
+
+static void omp_lij(double *x, long lo, long hi, int depth)
+{
+    if (depth == 3) {
+#pragma omp taskloop
+        for (long i = lo; i < hi; i++)
+            x[i] = bench_dp_lij_f(x[i]);
+        return;
+    }
+    long mid = lo + (hi - lo) / 2;
+#pragma omp task
+    omp_lij(x, mid, hi, depth + 1);
+    omp_lij(x, lo, mid, depth + 1);
+#pragma omp taskwait
+}
+
+int bench_dp_omp(const char *w, bench_dp_t *d)
+{
+    const char *v = d->variant;
+    long n = d->n;
+    int t = omp_threads;
+    if (v != NULL && !(strcmp(w, "small-loops") == 0 && strcmp(v, "inside") == 0))
+        return -1;
+    if (strcmp(w, "triad") == 0) {
+        for (int p = 0; p < BENCH_DP_TRIAD_PASSES; p++) {
+#pragma omp parallel for num_threads(t) schedule(static)
+            for (long i = 0; i < n; i += BENCH_DP_BLOCK)
+                bench_dp_triad_range(d, (size_t)i,
+                                     (size_t)(i + BENCH_DP_BLOCK < n ? i + BENCH_DP_BLOCK : n));
+        }
+    } else if (strcmp(w, "mandelbrot") == 0) {
+#pragma omp parallel for num_threads(t) schedule(dynamic, 1)
+        for (long py = 0; py < n; py++)
+            d->rows[py] = bench_dp_mandel_row(py, n);
+    } else if (strcmp(w, "small-loops") == 0 && v == NULL) {
+        for (long k = 0; k < n; k++) {
+#pragma omp parallel for num_threads(t) schedule(static)
+            for (long i = 0; i < BENCH_DP_SMALL_LEN; i += BENCH_DP_BLOCK)
+                bench_dp_small_block(d->a + i);
+        }
+    } else if (strcmp(w, "small-loops") == 0) {
+#pragma omp parallel num_threads(t)
+        for (long k = 0; k < n; k++)
+            omp_small_inside(d->a);
+    } else if (strcmp(w, "sum") == 0) {
+        for (int p = 0; p < BENCH_DP_SUM_PASSES; p++) {
+            double s = 0.0;
+#pragma omp parallel for num_threads(t) schedule(static) reduction(+ : s)
+            for (long i = 0; i < n; i++)
+                s += d->a[i];
+            d->sum = s;
+        }
+    } else if (strcmp(w, "nested") == 0) {
+#pragma omp parallel for num_threads(t) schedule(dynamic, 64)
+        for (long i = 0; i < n; i++)
+            d->a[i] = bench_dp_terms((uint64_t)i, 0.0, 0, (uint64_t)i + 1);
+    } else if (strcmp(w, "loop-in-join") == 0) {
+#pragma omp parallel num_threads(t)
+#pragma omp single
+        omp_lij(d->a, 0, n, 0);
+    } else {
+        for (long k = 0; k < n; k++) {
+#pragma omp parallel num_threads(t)
+            d->counts[omp_get_thread_num()].n++;
+        }
+    }
+    return 0;
+}

@@ -1,6 +1,6 @@
 /*
  * spool-bench: spool against a sequential baseline and the peers compiled in
- * (OpenMP tasks, oneTBB), on the workloads of kernels.h.
+ * (OpenMP tasks, oneTBB), on the workloads of kernels.h and dp.h.
  *
  *   spool-bench [-n RUNS] [-t 1,2,...] [-w fib,spawn-lifo,...] [--quick]
  *               [--csv FILE] [--plot FILE.svg] [--stats]
@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "dp.h"
 #include "kernels.h"
 #include "uts.h"
 
@@ -40,6 +41,16 @@ static const workload_t workloads[] = {
     {"uts-t1", 0, 0, -1},
     {"uts-t3", 0, 0, -1},
     {"sort", 10000000, 1000000, 100000},
+    /* W8-W14 (dp.h); NAME/VARIANT as in the peer harness */
+    {"triad", 8388608, 262144, 65536},
+    {"mandelbrot", 384, 64, 16},
+    {"small-loops", 200000, 2000, 100},
+    {"small-loops/inside", 200000, 2000, 100},
+    {"sum", 16777216, 262144, 65536},
+    {"sum/fixed", 16777216, 262144, 65536},
+    {"nested", 20000, 2000, 256},
+    {"loop-in-join", 4194304, 262144, 65536},
+    {"broadcast", 20000, 1000, 100},
 };
 enum { NUM_WORKLOADS = sizeof workloads / sizeof workloads[0], MAX_RUNS = 100, MAX_T = 16 };
 
@@ -55,8 +66,59 @@ typedef struct sample {
 /* all_samples[workload][thread index][peer + 1 (0 = seq)][run] */
 static sample_t all_samples[NUM_WORKLOADS][MAX_T][5][MAX_RUNS];
 
+/* A W8-W14 workload name: the base name (and *variant, or NULL); NULL if w
+ * is not one. */
+static const char *dp_split(const char *w, char *base, size_t size, const char **variant)
+{
+    snprintf(base, size, "%s", w);
+    char *slash = strchr(base, '/');
+    *variant = NULL;
+    if (slash != NULL) {
+        *slash = '\0';
+        *variant = slash + 1;
+    }
+    return bench_dp_warm_n(base) != 0 ? base : NULL;
+}
+
+static bench_dp_kernel_fn dp_kernel_of(const bench_peer_t *p)
+{
+    if (p == &bench_spool_peer)
+        return bench_dp_spool;
+#ifdef SPOOL_BENCH_OPENMP
+    if (p == &bench_omp_peer)
+        return bench_dp_omp;
+#endif
+#ifdef SPOOL_BENCH_TBB
+    if (p == &bench_tbb_peer)
+        return bench_dp_tbb;
+#endif
+    return bench_dp_seq;
+}
+
+/* W8-W14 in the child: warm-up, then the timed run; result 1 if it checked
+ * out.  Returns 0, or -1 for n/a. */
+static int dp_measure(const bench_peer_t *p, const workload_t *w, long n, int threads, sample_t *c)
+{
+    char base[64];
+    const char *variant;
+    dp_split(w->name, base, sizeof base, &variant);
+    bench_dp_out_t out;
+    bench_dp_kernel_fn kernel = dp_kernel_of(p);
+    if (bench_dp_run(kernel, base, variant, w->warm_n, threads, &out) != 0)
+        return -1;
+    bench_dp_run(kernel, base, variant, n, threads, &out);
+    c->seconds = out.seconds;
+    c->cpu_s = out.cpu_s;
+    c->result = out.ok;
+    return 0;
+}
+
 static int result_ok(const char *w, long n, const sample_t *s)
 {
+    char base[64];
+    const char *variant;
+    if (dp_split(w, base, sizeof base, &variant) != NULL)
+        return s->result == 1;
     if (s->result != bench_expected(w, n))
         return 0;
     if (strcmp(w, "uts-t3") == 0 && s->extra != (long)uts_t3.expect_leaves)
@@ -79,8 +141,12 @@ static sample_t measure(const bench_peer_t *p, const workload_t *w, long n, int 
         close(fd[0]);
         sample_t c = {0};
         bench_out_t out = {0};
+        char base[64];
+        const char *variant;
         if (p->start(threads) != 0) {
             c.status = 2;
+        } else if (dp_split(w->name, base, sizeof base, &variant) != NULL) {
+            c.status = dp_measure(p, w, n, threads, &c) == 0 ? 0 : 1;
         } else if (p->run(w->warm_n >= 0 ? w->name : "nqueens", w->warm_n >= 0 ? w->warm_n : 8,
                           &out) != 0) {
             /* UTS has no small instance: its warm-up is nqueens 8. */

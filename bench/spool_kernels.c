@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dp.h"
 #include "kernels.h"
 #include "uts.h"
 
@@ -230,7 +231,10 @@ static void sort_in_pool(uint32_t *a, uint32_t *b, long n)
 static int spool_start(int threads)
 {
     spool_config_t config = {.num_threads = (unsigned)threads};
-    return spool_pool_create(&config, &pool);
+    int err = spool_pool_create(&config, &pool);
+    if (err == 0)
+        bench_dp_spool_use(pool); /* W8-W14 run in it too */
+    return err;
 }
 
 /* With SPOOL_BENCH_STATS set (spool-bench --stats), print each worker's

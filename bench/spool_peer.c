@@ -22,6 +22,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include <spool.h>
+
 #include "dp.h"
 #include "kernels.h"
 
@@ -61,13 +63,14 @@ static int run_dp(char *spec, long n, int threads)
     spool_pool_t *pool;
     if (spool_pool_create(&config, &pool) != 0)
         return 2;
+    bench_dp_spool_use(pool);
     bench_dp_out_t out;
-    if (bench_dp_run("spool", spec, variant, bench_dp_warm_n(spec), pool, &out) != 0) {
+    if (bench_dp_run(bench_dp_spool, spec, variant, bench_dp_warm_n(spec), threads, &out) != 0) {
         printf("%s %s %ld %d n/a n/a\n", peer, spec, n, threads);
         spool_pool_destroy(pool);
         return 0;
     }
-    bench_dp_run("spool", spec, variant, n, pool, &out);
+    bench_dp_run(bench_dp_spool, spec, variant, n, threads, &out);
     char result[64];
     if (out.is_double)
         snprintf(result, sizeof result, "%a", out.dval);

@@ -14,6 +14,11 @@
 #include <memory>
 #include <vector>
 
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_reduce.h>
+
+#include "dp.h"
 #include "kernels.h"
 #include "uts.h"
 
@@ -153,5 +158,91 @@ int tbb_run(const char *w, long n, bench_out_t *out)
 }
 
 } // namespace
+
+// W8-W14 (dp.h): parallel_for and parallel_reduce with the auto partitioner,
+// in the arena; nested: the inner loop a parallel_reduce too; loop-in-join:
+// parallel_invoke with parallel_for leaves; small-loops outside: an
+// arena.execute per call.  oneTBB has no broadcast (n/a).
+extern "C" int bench_dp_tbb(const char *w, bench_dp_t *d)
+{
+    using range = tbb::blocked_range<long>;
+    const char *v = d->variant;
+    long n = d->n;
+    if (v != nullptr && !(!std::strcmp(w, "small-loops") && !std::strcmp(v, "inside")))
+        return -1;
+    auto small_call = [d] {
+        tbb::parallel_for(range(0, BENCH_DP_SMALL_LEN), [d](const range &r) {
+            bench_dp_small_range(d->a, static_cast<size_t>(r.begin()), static_cast<size_t>(r.end()));
+        });
+    };
+    if (!std::strcmp(w, "triad")) {
+        arena->execute([&] {
+            for (int p = 0; p < BENCH_DP_TRIAD_PASSES; p++)
+                tbb::parallel_for(range(0, n), [d](const range &r) {
+                    bench_dp_triad_range(d, static_cast<size_t>(r.begin()), static_cast<size_t>(r.end()));
+                });
+        });
+    } else if (!std::strcmp(w, "mandelbrot")) {
+        arena->execute([&] {
+            tbb::parallel_for(range(0, n), [d, n](const range &r) {
+                for (long py = r.begin(); py < r.end(); py++)
+                    d->rows[py] = bench_dp_mandel_row(py, n);
+            });
+        });
+    } else if (!std::strcmp(w, "small-loops") && v == nullptr) {
+        for (long k = 0; k < n; k++)
+            arena->execute(small_call);
+    } else if (!std::strcmp(w, "small-loops")) {
+        arena->execute([&] {
+            for (long k = 0; k < n; k++)
+                small_call();
+        });
+    } else if (!std::strcmp(w, "sum")) {
+        arena->execute([&] {
+            for (int p = 0; p < BENCH_DP_SUM_PASSES; p++)
+                d->sum = tbb::parallel_reduce(
+                    range(0, n), 0.0,
+                    [d](const range &r, double s) {
+                        return bench_dp_sum_range(d->a, s, static_cast<size_t>(r.begin()),
+                                                  static_cast<size_t>(r.end()));
+                    },
+                    [](double x, double y) { return x + y; });
+        });
+    } else if (!std::strcmp(w, "nested")) {
+        arena->execute([&] {
+            tbb::parallel_for(range(0, n), [d](const range &r) {
+                for (long i = r.begin(); i < r.end(); i++)
+                    d->a[i] = tbb::parallel_reduce(
+                        range(0, i + 1), 0.0,
+                        [i](const range &q, double s) {
+                            return bench_dp_terms(static_cast<uint64_t>(i), s,
+                                                  static_cast<uint64_t>(q.begin()),
+                                                  static_cast<uint64_t>(q.end()));
+                        },
+                        [](double x, double y) { return x + y; });
+            });
+        });
+    } else if (!std::strcmp(w, "loop-in-join")) {
+        struct rec {
+            static void run(double *x, long lo, long hi, int depth)
+            {
+                if (depth == 3) {
+                    tbb::parallel_for(range(lo, hi), [x](const range &r) {
+                        bench_dp_lij_range(x, static_cast<size_t>(r.begin()),
+                                           static_cast<size_t>(r.end()));
+                    });
+                    return;
+                }
+                long mid = lo + (hi - lo) / 2;
+                tbb::parallel_invoke([&] { run(x, lo, mid, depth + 1); },
+                                     [&] { run(x, mid, hi, depth + 1); });
+            }
+        };
+        arena->execute([&] { rec::run(d->a, 0, n, 0); });
+    } else {
+        return -1;
+    }
+    return 0;
+}
 
 extern "C" const bench_peer_t bench_tbb_peer = {"onetbb", tbb_start, tbb_run, tbb_stop};
