@@ -47,6 +47,16 @@ extern atomic_uint spool__tsan_fence_word;
 #define spool__fence_seq_cst() atomic_thread_fence(memory_order_seq_cst)
 #endif
 
+/* A hint to the CPU that the caller is spinning (x86 pause), so that it
+ * saves power and lets a sibling hyperthread run. */
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define spool__cpu_relax() __asm__ __volatile__("pause" ::: "memory")
+#elif defined(__aarch64__) && defined(__GNUC__)
+#define spool__cpu_relax() __asm__ __volatile__("yield" ::: "memory")
+#else
+#define spool__cpu_relax() atomic_signal_fence(memory_order_seq_cst)
+#endif
+
 /*
  * Statistics (-DSPOOL_STATS): counters written by one thread, read by any.
  * Relaxed: they order nothing; a reader gets a recent value.  Without

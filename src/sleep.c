@@ -193,7 +193,14 @@ void spool__sleep_no_work_found(spool__sleep_t *s, spool__idle_state_t *idle,
                                 spool__core_latch_t *latch, spool__injector_t *injector,
                                 spool__deque_t *broadcasts)
 {
-    if (idle->rounds < SPOOL__ROUNDS_UNTIL_SLEEPY) {
+    if (idle->rounds < SPOOL__SPIN_ROUNDS) {
+        /* The first rounds spin, twice as long each time: a joiner whose
+         * stolen half ends within microseconds sees its latch without a
+         * system call per round. */
+        for (unsigned i = 0; i < 1u << idle->rounds; i++)
+            spool__cpu_relax();
+        idle->rounds++;
+    } else if (idle->rounds < SPOOL__ROUNDS_UNTIL_SLEEPY) {
         sched_yield();
         idle->rounds++;
     } else if (idle->rounds == SPOOL__ROUNDS_UNTIL_SLEEPY) {

@@ -31,8 +31,11 @@
 /* Never a JEC value: a 32-bit counter is compared, this has 64 bits. */
 #define SPOOL__JEC_DUMMY UINT64_MAX
 
-/* Rounds of fruitless search before a worker gets sleepy. */
+/* Rounds of fruitless search before a worker gets sleepy; the first
+ * SPOOL__SPIN_ROUNDS of them spin (1, 2, 4, ... pauses), the others yield
+ * the CPU. */
 #define SPOOL__ROUNDS_UNTIL_SLEEPY 32u
+#define SPOOL__SPIN_ROUNDS 7u
 
 static inline unsigned spool__counters_sleeping(uint64_t c)
 {
