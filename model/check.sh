@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Model-checks src/sleep.md's protocol with spin (model/sleep.pml):
+# Model-checks src/sleep.md's protocol with spin (model/sleep.pml), and the
+# lock latch of outside waiters (model/lock_latch.pml):
 #  - the protocol as built: no invalid end state (no lost wake-up, no
 #    deadlock) and no assertion failure, over the whole state space;
 #  - the same with a broadcast (-DBROADCAST);
@@ -8,22 +9,23 @@
 #    wake-up, else the model is too weak to trust.
 # Usage: model/check.sh [WORKDIR]
 set -euo pipefail
-model=$(cd "$(dirname "$0")" && pwd)/sleep.pml
+here=$(cd "$(dirname "$0")" && pwd)
 work=${1:-$(mktemp -d)}
 mkdir -p "$work"
 cd "$work"
-cp "$model" sleep.pml
+cp "$here/sleep.pml" "$here/lock_latch.pml" .
+model=sleep.pml
 
 verify() { # $1: name, $2: spin -D flags; prints pan's summary, leaves it in pan.out
   rm -f pan pan.* ./*.trail
-  spin -a $2 sleep.pml >/dev/null
+  spin -a $2 "$model" >/dev/null
   gcc -O2 -DSAFETY -DCOLLAPSE -o pan pan.c
   ./pan -m1000000 > pan.out 2>&1 || true
   local states depth
   states=$(awk '/states, stored/{print $1; exit}' pan.out)
   depth=$(grep -o 'depth reached [0-9]*' pan.out | awk '{print $3}')
   errors=$(grep -o 'errors: [0-9]*' pan.out | awk '{print $2}')
-  echo "model ${1}: errors ${errors}, ${states} states, depth ${depth}"
+  echo "model ${model%.pml} ${1}: errors ${errors}, ${states} states, depth ${depth}"
   [ -n "$errors" ] || { cat pan.out; echo "model: pan gave no result"; exit 1; }
 }
 
@@ -50,4 +52,14 @@ must_fail -DNO_JEC_BUMP
 # Broadcasts: one injected job and a broadcast to every worker.
 as_built "with a broadcast" "-DBROADCAST -DINJECT=1"
 must_fail "-DBROADCAST -DINJECT=1 -DNO_BCAST_FINAL_CHECK"
+# The lock latch of outside waiters: no lost wake-up, no use after free.
+model=lock_latch.pml
+as_built "as built" ""
+for bug in ALWAYS_LOCK NO_BLOCKING_STATE SET_WITHOUT_MUTEX; do
+  verify "with -D$bug" "-D$bug"
+  if [ "$errors" = 0 ]; then
+    echo "model: FAILED: spin found no error in lock_latch.pml with -D$bug"
+    exit 1
+  fi
+done
 echo "model: all checks passed"

@@ -98,11 +98,22 @@ static inline void spool__spin_latch_init(spool__spin_latch_t *l, struct spool__
 
 void spool__spin_latch_set(spool__spin_latch_t *l);
 
-/* A latch for threads outside any pool: they block on a condvar. */
+/*
+ * A latch for threads outside any pool.  The waiter spins a little, then
+ * blocks on a condvar.  state is the core latch's protocol with the
+ * waiter's condvar as its sleep: UNSET -> BLOCKING is the waiter's CAS under
+ * the mutex, SET is the setter's exchange.  Only a setter that replaces
+ * BLOCKING takes the mutex (and the waiter cannot return before it unlocks);
+ * any other setter's exchange is its last access, so a waiter that sees SET
+ * may free the latch at once.  model/lock_latch.pml checks the hand-off.
+ */
+enum { SPOOL__LOCK_LATCH_UNSET = 0, SPOOL__LOCK_LATCH_BLOCKING = 1, SPOOL__LOCK_LATCH_SET = 2 };
+
 typedef struct spool__lock_latch {
+    atomic_int state;
     pthread_mutex_t lock;
     pthread_cond_t cond;
-    bool is_set;
+    bool is_set; /* guarded by lock; set only if the waiter blocked */
 } spool__lock_latch_t;
 
 int spool__lock_latch_init(spool__lock_latch_t *l);

@@ -504,6 +504,8 @@ static void count_release(void *ctx)
 }
 
 static spool_pool_t *destroying;
+static atomic_bool release_destroy;
+
 static void *destroy_it(void *arg)
 {
     (void)arg;
@@ -512,14 +514,24 @@ static void *destroy_it(void *arg)
     return NULL;
 }
 
+/* Holds destroy back until the test has made its calls on the pool. */
+static void blocker(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&release_destroy))
+        test_sleep_ms(1);
+}
+
 static void test_destroy_waits_for_spawn_broadcasts(void **state)
 {
     (void)state;
     atomic_store(&slow_runs, 0);
     atomic_store(&released, 0);
+    atomic_store(&release_destroy, false);
     destroying = make_pool(3);
     for (int k = 0; k < 5; k++)
         assert_int_equal(spool_pool_spawn_broadcast(destroying, slow_run, NULL, count_release), 0);
+    assert_int_equal(spool_pool_spawn(destroying, blocker, NULL), 0);
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, destroy_it, NULL), 0);
     /* Once destroy has begun, outside broadcasts are refused. */
@@ -531,6 +543,7 @@ static void test_destroy_waits_for_spawn_broadcasts(void **state)
     }
     assert_int_equal(err, ECANCELED);
     assert_int_equal(spool_pool_broadcast(destroying, slow_run, NULL), ECANCELED);
+    atomic_store(&release_destroy, true);
     pthread_join(t, NULL);
     /* Every accepted broadcast ran on all 3 workers, then released once. */
     unsigned runs = atomic_load(&slow_runs);

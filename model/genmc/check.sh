@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Checks spool's C11 memory orders with GenMC (model/genmc/*.c clients) under
+# RC11 and IMM: each client must pass as built, and each of its mutants (a
+# weakened order) must be rejected, else the check proves nothing.
+#
+#   model/genmc/check.sh [GENMC_BINARY]
+#
+# Without an argument it uses $GENMC, or builds GenMC from the team's source
+# (../shared/tools/genmc beside the repository; the build installs clang-19
+# and friends from Debian as root, and takes several minutes; GENMC_BUILD
+# keeps the build directory, default /tmp/genmc-v0.11.0).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+genmc=${1:-${GENMC:-}}
+if [ -z "$genmc" ]; then
+  tools=$root/../shared/tools/genmc
+  if [ ! -x "$tools/build.sh" ]; then
+    echo "model/genmc: no GenMC binary given and no GenMC source at $tools: not checked"
+    exit 0
+  fi
+  export GENMC_BUILD=${GENMC_BUILD:-/tmp/genmc-v0.11.0}
+  genmc=$("$tools/build.sh" "$tools"/genmc-v*.tar.gz | tail -1)
+fi
+[ -x "$genmc" ] || { echo "model/genmc: $genmc is not an executable" >&2; exit 1; }
+
+flags=(-I "$root/src" -I "$root/include" -D_GNU_SOURCE)
+run() { # $1: model, $2: client, rest: extra flags; prints GenMC's verdict line
+  local out
+  out=$("$genmc" "$1" -- "${flags[@]}" "${@:3}" "$2" 2>&1) || true
+  if grep -q "No errors were detected" <<<"$out"; then
+    echo pass
+  elif grep -qE "^Error: " <<<"$out"; then
+    echo fail
+  else
+    echo "model/genmc: GenMC gave no verdict on $2 $*:" >&2
+    echo "$out" >&2
+    echo broken
+  fi
+}
+
+status=0
+check() { # $1: client; rest: mutant flags, one per word
+  local client=$here/$1 name=$1 mm verdict
+  shift
+  for mm in -rc11 -imm; do
+    verdict=$(run "$mm" "$client")
+    echo "genmc $name $mm as built: $verdict"
+    [ "$verdict" = pass ] || status=1
+    for mutant in "$@"; do
+      verdict=$(run "$mm" "$client" "$mutant")
+      echo "genmc $name $mm with $mutant: $verdict (must fail)"
+      [ "$verdict" = fail ] || status=1
+    done
+  done
+}
+
+check lock_latch.c \
+  -DSPOOL__LOCK_LATCH_SET_ORDER=memory_order_relaxed \
+  -DSPOOL__LOCK_LATCH_SEEN_ORDER=memory_order_relaxed
+
+if [ $status -ne 0 ]; then
+  echo "model/genmc: FAILED"
+  exit 1
+fi
+echo "model/genmc: all checks passed"
