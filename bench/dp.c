@@ -214,7 +214,7 @@ int bench_dp_seq(const char *w, bench_dp_t *d)
 {
     /* The variants spool-bench runs do the same sequential work. */
     if (d->variant != NULL && !is(d->variant, "inside") && !is(d->variant, "fixed") &&
-        !is(d->variant, "outer"))
+        !is(d->variant, "outer") && !is(d->variant, "static") && !is(d->variant, "dynamic"))
         return -1;
     size_t n = (size_t)d->n;
     if (strcmp(w, "triad") == 0) {
@@ -355,10 +355,14 @@ static void spool_inside(void *arg)
     bench_dp_t *d = c->d;
     size_t n = (size_t)d->n;
     if (strcmp(c->w, "triad") == 0) {
+        /* static: one fixed part per thread, as OpenMP's schedule(static) */
+        spool_for_opts_t stat = {n / (size_t)d->threads, 0, SPOOL_FOR_FIXED};
         for (int p = 0; p < BENCH_DP_TRIAD_PASSES; p++)
-            spool_for(0, n, NULL, triad_body, d);
+            spool_for(0, n, is(d->variant, "static") ? &stat : NULL, triad_body, d);
     } else if (strcmp(c->w, "mandelbrot") == 0) {
-        spool_for(0, n, NULL, mandel_body, d);
+        /* dynamic: every row a part of its own, as schedule(dynamic, 1) */
+        spool_for_opts_t rows = {1, 1, 0};
+        spool_for(0, n, is(d->variant, "dynamic") ? &rows : NULL, mandel_body, d);
     } else if (strcmp(c->w, "small-loops") == 0) {
         for (long k = 0; k < d->n; k++)
             spool_for(0, BENCH_DP_SMALL_LEN, NULL, small_body, d->a);
@@ -382,8 +386,10 @@ int bench_dp_spool(const char *w, bench_dp_t *d)
 {
     const char *v = d->variant;
     if (v != NULL && !(strcmp(w, "small-loops") == 0 && is(v, "inside")) &&
-        !(strcmp(w, "sum") == 0 && is(v, "fixed")) && !(strcmp(w, "nested") == 0 && is(v, "outer")))
-        return -1; /* OpenMP schedules and oneTBB emulations have no spool form */
+        !(strcmp(w, "sum") == 0 && is(v, "fixed")) && !(strcmp(w, "nested") == 0 && is(v, "outer")) &&
+        !(strcmp(w, "triad") == 0 && is(v, "static")) &&
+        !(strcmp(w, "mandelbrot") == 0 && is(v, "dynamic")))
+        return -1; /* the other OpenMP schedules and oneTBB emulations have no spool form */
     if (strcmp(w, "small-loops") == 0 && v == NULL) {
         /* outside: every call from this thread, outside the pool */
         for (long k = 0; k < d->n; k++)

@@ -43,7 +43,9 @@ static const workload_t workloads[] = {
     {"sort", 10000000, 1000000, 100000},
     /* W8-W14 (dp.h); NAME/VARIANT as in the peer harness */
     {"triad", 8388608, 262144, 65536},
+    {"triad/static", 8388608, 262144, 65536},
     {"mandelbrot", 384, 64, 16},
+    {"mandelbrot/dynamic", 384, 64, 16},
     {"small-loops", 200000, 2000, 100},
     {"small-loops/inside", 200000, 2000, 100},
     {"sum", 16777216, 262144, 65536},

@@ -9,9 +9,10 @@
  * kernels are spool-bench's, kernels.h).  The pool is created and warmed up
  * with a small instance (fib 20, spawn 1000, nqueens 8, others 10) first.
  *
- * The data-parallel workloads (dp.h) take WORKLOAD[/VARIANT]: triad,
- * mandelbrot, small-loops[/inside], sum[/fixed], nested[/outer],
- * loop-in-join, broadcast; their line is
+ * The data-parallel workloads (dp.h) take WORKLOAD[/VARIANT]:
+ * triad[/static] (SPOOL_FOR_FIXED, one part per thread),
+ * mandelbrot[/dynamic] (max_len 1: a part per row), small-loops[/inside],
+ * sum[/fixed], nested[/outer], loop-in-join, broadcast; their line is
  *   spool[/VARIANT] workload n threads seconds result cpu_s=X maxrss_kb=Y os_threads=Z
  * with the result printed with %a for small-loops, sum and loop-in-join.
  * Variants spool has no form of (OpenMP schedules, oneTBB emulations) print

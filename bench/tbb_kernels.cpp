@@ -160,7 +160,8 @@ int tbb_run(const char *w, long n, bench_out_t *out)
 } // namespace
 
 // W8-W14 (dp.h): parallel_for and parallel_reduce with the auto partitioner,
-// in the arena; nested: the inner loop a parallel_reduce too; loop-in-join:
+// in the arena (triad/static: static_partitioner); nested: the inner loop a
+// parallel_reduce too; loop-in-join:
 // parallel_invoke with parallel_for leaves; small-loops outside: an
 // arena.execute per call.  oneTBB has no broadcast (n/a).
 extern "C" int bench_dp_tbb(const char *w, bench_dp_t *d)
@@ -168,7 +169,8 @@ extern "C" int bench_dp_tbb(const char *w, bench_dp_t *d)
     using range = tbb::blocked_range<long>;
     const char *v = d->variant;
     long n = d->n;
-    if (v != nullptr && !(!std::strcmp(w, "small-loops") && !std::strcmp(v, "inside")))
+    if (v != nullptr && !(!std::strcmp(w, "small-loops") && !std::strcmp(v, "inside")) &&
+        !(!std::strcmp(w, "triad") && !std::strcmp(v, "static")))
         return -1;
     auto small_call = [d] {
         tbb::parallel_for(range(0, BENCH_DP_SMALL_LEN), [d](const range &r) {
@@ -176,11 +178,17 @@ extern "C" int bench_dp_tbb(const char *w, bench_dp_t *d)
         });
     };
     if (!std::strcmp(w, "triad")) {
+        auto body = [d](const range &r) {
+            bench_dp_triad_range(d, static_cast<size_t>(r.begin()), static_cast<size_t>(r.end()));
+        };
+        bool stat = v != nullptr; // triad/static: static_partitioner
         arena->execute([&] {
-            for (int p = 0; p < BENCH_DP_TRIAD_PASSES; p++)
-                tbb::parallel_for(range(0, n), [d](const range &r) {
-                    bench_dp_triad_range(d, static_cast<size_t>(r.begin()), static_cast<size_t>(r.end()));
-                });
+            for (int p = 0; p < BENCH_DP_TRIAD_PASSES; p++) {
+                if (stat)
+                    tbb::parallel_for(range(0, n), body, tbb::static_partitioner());
+                else
+                    tbb::parallel_for(range(0, n), body);
+            }
         });
     } else if (!std::strcmp(w, "mandelbrot")) {
         arena->execute([&] {
