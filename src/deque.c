@@ -1,6 +1,8 @@
 /* Chase-Lev deque: the slow paths (see deque.h for the protocol). */
 #include "deque.h"
 
+#include "test_hooks.h"
+
 #include <errno.h>
 #include <stdlib.h>
 
@@ -43,6 +45,8 @@ void spool__deque_destroy(spool__deque_t *d)
 spool__deque_buf_t *spool__deque_grow(spool__deque_t *d, int64_t top, int64_t bottom)
 {
     spool__deque_buf_t *old = atomic_load_explicit(&d->buf, memory_order_relaxed);
+    if (spool__test_deque_grow_fails())
+        return NULL;
     spool__deque_buf_t *buf = buf_new(2 * (old->mask + 1));
     if (buf == NULL)
         return NULL;

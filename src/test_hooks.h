@@ -8,4 +8,9 @@ void spool__test_fail_thread_create(int nth, int err);
 /* Called before each pthread_create: 0, or the error to pretend it gave. */
 int spool__test_thread_create_error(void);
 
+/* Makes every deque growth fail (as if out of memory) while armed. */
+void spool__test_fail_deque_grow(int armed);
+/* Called by spool__deque_grow: true if it must fail. */
+int spool__test_deque_grow_fails(void);
+
 #endif

@@ -68,3 +68,17 @@ int spool__test_thread_create_error(void)
         return atomic_load_explicit(&fail_create_err, memory_order_relaxed);
     return 0;
 }
+
+static atomic_int fail_deque_grow;
+
+void spool__test_fail_deque_grow(int armed)
+{
+    /* Relaxed: armed and disarmed by a test while the queues it fills are
+     * pushed only by the test's own thread. */
+    atomic_store_explicit(&fail_deque_grow, armed, memory_order_relaxed);
+}
+
+int spool__test_deque_grow_fails(void)
+{
+    return atomic_load_explicit(&fail_deque_grow, memory_order_relaxed);
+}

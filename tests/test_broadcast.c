@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 
 #include "spool.h"
+#include "test_hooks.h"
 #include "test_util.h"
 
 enum { MAX_WORKERS = 64 };
@@ -588,6 +589,62 @@ static void test_loops_and_broadcasts_nest(void **state)
     assert_int_equal(spool_pool_destroy(pool), 0);
 }
 
+/* ---- ENOMEM: a queue that cannot grow; the broadcast runs nowhere ------ */
+
+enum { FULL = 256, FULL_WORKERS = 2 }; /* a broadcast queue's first size */
+
+static atomic_bool blocker_running, release_blocker;
+static atomic_uint full_runs[FULL + 1][FULL_WORKERS];
+
+/* Worker 1 stays in it, so that its queue fills; worker 0 goes on. */
+static void block_worker_1(void *ctx, unsigned index, unsigned n)
+{
+    (void)ctx;
+    (void)n;
+    if (index != 1)
+        return;
+    atomic_store(&blocker_running, true);
+    while (!atomic_load(&release_blocker))
+        test_sleep_ms(1);
+}
+
+static void count_id(void *ctx, unsigned index, unsigned n)
+{
+    (void)n;
+    atomic_fetch_add(&full_runs[(uintptr_t)ctx][index], 1);
+}
+
+static void test_enomem_runs_nowhere(void **state)
+{
+    (void)state;
+    memset(full_runs, 0, sizeof full_runs);
+    atomic_store(&blocker_running, false);
+    atomic_store(&release_blocker, false);
+    spool_pool_t *pool = make_pool(FULL_WORKERS);
+    assert_int_equal(spool_pool_spawn_broadcast(pool, block_worker_1, NULL, NULL), 0);
+    while (!atomic_load(&blocker_running))
+        test_sleep_ms(1);
+    /* Worker 1's queue fills up; worker 0 runs its parts as they come. */
+    for (uintptr_t id = 0; id < FULL; id++)
+        assert_int_equal(spool_pool_spawn_broadcast(pool, count_id, (void *)id, NULL), 0);
+    for (int ms = 0; ms < 10000 && atomic_load(&full_runs[FULL - 1][0]) == 0; ms++)
+        test_sleep_ms(1); /* worker 0 has emptied its queue (FIFO: the last one ran) */
+    assert_int_equal(atomic_load(&full_runs[FULL - 1][0]), 1);
+    /* The next broadcast needs worker 1's queue to grow, and it cannot:
+     * not even worker 0, whose queue has room, may run it. */
+    spool__test_fail_deque_grow(1);
+    assert_int_equal(spool_pool_spawn_broadcast(pool, count_id, (void *)(uintptr_t)FULL, NULL),
+                     ENOMEM);
+    spool__test_fail_deque_grow(0);
+    atomic_store(&release_blocker, true);
+    /* Each worker runs this one after everything queued before it. */
+    assert_int_equal(spool_pool_broadcast(pool, nothing, NULL), 0);
+    assert_int_equal(spool_pool_destroy(pool), 0);
+    for (unsigned id = 0; id <= FULL; id++)
+        for (unsigned w = 0; w < FULL_WORKERS; w++)
+            assert_int_equal(atomic_load(&full_runs[id][w]), id < FULL ? 1 : 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -609,6 +666,7 @@ int main(void)
         cmocka_unit_test(test_concurrent_broadcasts_one_order),
         cmocka_unit_test(test_destroy_waits_for_spawn_broadcasts),
         cmocka_unit_test(test_loops_and_broadcasts_nest),
+        cmocka_unit_test(test_enomem_runs_nowhere),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

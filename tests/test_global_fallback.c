@@ -1,5 +1,6 @@
 /* When the global pool cannot start, work still completes on the calling
- * thread; a later spool_global_init may still start it. */
+ * thread (joins, loops, reductions and broadcasts); a later
+ * spool_global_init may still start it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,6 +8,7 @@
 
 #include <cmocka.h>
 #include <errno.h>
+#include <pthread.h>
 
 #include "spool.h"
 #include "test_hooks.h"
@@ -32,6 +34,64 @@ static void counted_fib(void *arg)
     t->result = a.result + b.result;
 }
 
+static atomic_int caller_runs;
+static pthread_t caller;
+
+static void on_caller(void *ctx, unsigned index, unsigned n)
+{
+    (void)ctx;
+    if (index == 0 && n == 1 && pthread_equal(pthread_self(), caller))
+        atomic_fetch_add(&caller_runs, 1);
+}
+
+static void released_on_caller(void *ctx)
+{
+    (void)ctx;
+    if (pthread_equal(pthread_self(), caller))
+        atomic_fetch_add(&caller_runs, 100);
+}
+
+static void count_range(void *ctx, size_t begin, size_t end)
+{
+    if (pthread_equal(pthread_self(), caller))
+        atomic_fetch_add((atomic_long *)ctx, (long)(end - begin));
+}
+
+static void sum_identity(void *ctx, void *acc)
+{
+    (void)ctx;
+    *(long *)acc = 0;
+}
+static void sum_fold(void *ctx, void *acc, size_t begin, size_t end)
+{
+    (void)ctx;
+    for (size_t i = begin; i < end; i++)
+        *(long *)acc += (long)i;
+}
+static void sum_combine(void *ctx, void *left, const void *right)
+{
+    (void)ctx;
+    *(long *)left += *(const long *)right;
+}
+
+/* Loops and broadcasts with no pool: all of it on the caller. */
+static void loops_and_broadcasts_without_pool(void)
+{
+    caller = pthread_self();
+    atomic_store(&caller_runs, 0);
+    assert_int_equal(spool_broadcast(on_caller, NULL), 0);
+    assert_int_equal(atomic_load(&caller_runs), 1);
+    assert_int_equal(spool_spawn_broadcast(on_caller, NULL, released_on_caller), 0);
+    assert_int_equal(atomic_load(&caller_runs), 102);
+    atomic_long covered = 0;
+    spool_for(0, 100000, NULL, count_range, &covered);
+    assert_int_equal(atomic_load(&covered), 100000);
+    spool_reducer_t r = {sizeof(long), sum_identity, sum_fold, sum_combine};
+    long sum = -1;
+    spool_reduce(0, 1000, NULL, &r, NULL, &sum);
+    assert_int_equal(sum, 999 * 1000 / 2);
+}
+
 static void test_fallback_then_init(void **state)
 {
     (void)state;
@@ -46,6 +106,8 @@ static void test_fallback_then_init(void **state)
     assert_int_equal(atomic_load(&outside), 8361); /* calls of counted_fib(18) */
     assert_int_equal(test_os_threads(), threads_before);
     assert_int_equal(spool_current_num_threads(), 1);
+    loops_and_broadcasts_without_pool();
+    assert_int_equal(test_os_threads(), threads_before);
 
     /* The failure is not sticky for an explicit init. */
     spool_config_t config = {.num_threads = 2};
