@@ -6,6 +6,11 @@
  * the fork have no threads in the child: every call on them there returns
  * ENOTRECOVERABLE (and spool_pool_destroy frees nothing).
  *
+ * Languages: this header is C99, C11, C17 and C++11 or later (C++ sees the
+ * same declarations, with C linkage); tests/header_modes.sh compiles it
+ * with -Wall -Wextra -Wpedantic -Werror under gcc and clang in each of those
+ * modes.  C89 is not supported.  The library itself is C11.
+ *
  * Conventions
  *  - Every function returning int returns 0 on success or a positive errno
  *    value, as pthreads does.  Nothing sets errno.

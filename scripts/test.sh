@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Builds spool and runs the whole test suite: a normal build (with the
-# packaging check and the spin model of the sleep protocol), the suite under
+# packaging check and the spin model of the sleep protocol), the same with
+# clang (C and C++ compilers; the models are not run twice), the suite under
 # -fsanitize=thread and under -fsanitize=address,undefined, and the unit
 # tests under valgrind memcheck.  On Debian, run as root, it first installs
 # whatever the build and the tests need and lack.
 #
 #   scripts/test.sh            everything (what CI runs)
-#   scripts/test.sh plain      one variant: plain, thread, address,undefined or valgrind
+#   scripts/test.sh plain      one variant: plain, clang, thread, address,undefined or valgrind
 #
 # Environment: SPOOL_TEST_SCALE multiplies stress iteration counts;
 # CTEST_ARGS adds ctest arguments (e.g. "--repeat until-fail:20").
@@ -18,6 +19,7 @@ command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v cc >/dev/null 2>&1 || need+=(gcc)
 command -v make >/dev/null 2>&1 || need+=(make)
 command -v c++ >/dev/null 2>&1 || need+=(g++)
+command -v clang >/dev/null 2>&1 || need+=(clang)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 command -v spin >/dev/null 2>&1 || need+=(spin)
 command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
@@ -34,12 +36,14 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 variants=("${@:-all}")
-[ "${variants[0]}" = all ] && variants=(plain thread address,undefined valgrind)
+[ "${variants[0]}" = all ] && variants=(plain clang thread address,undefined valgrind)
 
 jobs=$(nproc 2>/dev/null || echo 2)
 for v in "${variants[@]}"; do
   case "$v" in
     plain) dir=build; sanitize=""; extra=() ;;
+    clang) dir=build-clang; sanitize=""; extra=(-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
+                                                 -DSPOOL_MODEL_CHECK=OFF) ;;
     thread) dir=build-tsan; sanitize=thread; extra=() ;;
     address,undefined) dir=build-asan; sanitize=address,undefined; extra=() ;;
     valgrind) dir=build-valgrind; sanitize=""; extra=(-DSPOOL_VALGRIND=ON) ;;

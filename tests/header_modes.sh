@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# include/spool.h compiles with no warning under -Wall -Wextra -Wpedantic
+# -Werror as C99, C11, C17 and gnu11, and as C++11, C++17 and C++20, with gcc
+# and g++ and with clang and clang++ (each one that is installed; gcc and g++
+# must be).
+# Usage: tests/header_modes.sh SOURCE_DIR
+set -euo pipefail
+src=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cat >"$tmp/h.c" <<'C'
+#include <spool.h>
+#include <spool.h> /* include guard */
+static void part(void *ctx, size_t begin, size_t end) { (void)ctx; (void)begin; (void)end; }
+int main(void)
+{
+    spool_for_opts_t opts = {0, 0, SPOOL_FOR_FIXED};
+    spool_for(0, 1, &opts, part, NULL);
+    return spool_version() == 0 || spool_yield_now() == SPOOL_YIELD_EXECUTED;
+}
+C
+cp "$tmp/h.c" "$tmp/h.cpp"
+checked=0
+try() { # compiler, std, file
+  command -v "$1" >/dev/null 2>&1 || { [ "$1" = gcc ] || [ "$1" = g++ ]; } || return 0
+  if ! "$1" -std="$2" -Wall -Wextra -Wpedantic -Werror -I "$src/include" -c "$3" -o "$tmp/h.o"; then
+    echo "header_modes: spool.h fails with $1 -std=$2" >&2
+    exit 1
+  fi
+  checked=$((checked + 1))
+}
+for cc in gcc clang; do
+  for std in c99 c11 c17 gnu11; do try $cc $std "$tmp/h.c"; done
+done
+for cxx in g++ clang++; do
+  for std in c++11 c++17 c++20; do try $cxx $std "$tmp/h.cpp"; done
+done
+echo "header_modes: spool.h clean in $checked compiler/standard pairs"
