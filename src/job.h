@@ -21,7 +21,9 @@ static inline void spool__job_execute(spool__job_t *job)
 
 /*
  * A heap job: a spawned job's 32-byte block.  Blocks come from per-worker
- * free lists (job.c), so steady-state spawning does not call malloc.
+ * free lists (job_cache.c), so steady-state spawning does not call malloc.
+ * A block on a free list is poisoned under AddressSanitizer and memcheck
+ * (job_cache.h), so a use of it after its job ran is reported.
  */
 typedef union spool__heap_job spool__heap_job_t;
 union spool__heap_job {

@@ -39,6 +39,8 @@ static spool__heap_job_t *new_slab(spool__job_pool_t *p, spool__heap_job_t **res
     for (unsigned i = 1; i + 1 < SPOOL__JOB_BATCH; i++)
         slab->jobs[i].next_free = &slab->jobs[i + 1];
     slab->jobs[SPOOL__JOB_BATCH - 1].next_free = NULL;
+    for (unsigned i = 1; i < SPOOL__JOB_BATCH; i++)
+        spool__job_poison(&slab->jobs[i]);
     *rest = &slab->jobs[1];
     return &slab->jobs[0];
 }
@@ -86,6 +88,8 @@ spool__heap_job_t *spool__job_refill(spool__job_pool_t *p, spool__job_cache_t *c
         }
     }
     pthread_mutex_unlock(&p->lock);
+    if (job != NULL)
+        spool__job_unpoison(job);
     return job;
 }
 
@@ -114,6 +118,7 @@ void spool__job_free_shared(spool__job_pool_t *p, spool__heap_job_t *job)
 {
     pthread_mutex_lock(&p->lock);
     job->next_free = p->free;
+    spool__job_poison(job);
     p->free = job;
     p->free_count++;
     pthread_mutex_unlock(&p->lock);

@@ -17,6 +17,45 @@
 
 #define SPOOL__JOB_BATCH 256u
 
+/*
+ * Poisoning: a block on a free list is no job's any more (job.h: execute
+ * must not touch its job once done), so everything in it but the free-list
+ * link (its first word) is made unaddressable while it waits, under
+ * AddressSanitizer and in the memcheck build (-DSPOOL_VALGRIND=ON); handed
+ * out again it becomes addressable (and, for memcheck, undefined).  A use of
+ * a job's block after its run is then reported, as for malloc'd memory.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define SPOOL__ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SPOOL__ASAN 1
+#endif
+#endif
+
+#if defined(SPOOL__ASAN)
+#include <sanitizer/asan_interface.h>
+#define SPOOL__POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define SPOOL__UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#elif defined(SPOOL_MEMCHECK)
+#include <valgrind/memcheck.h>
+#define SPOOL__POISON(p, n) ((void)VALGRIND_MAKE_MEM_NOACCESS(p, n))
+#define SPOOL__UNPOISON(p, n) ((void)VALGRIND_MAKE_MEM_UNDEFINED(p, n))
+#else
+#define SPOOL__POISON(p, n) ((void)(p), (void)(n))
+#define SPOOL__UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+/* A block enters a free list (its link already written) / leaves one. */
+static inline void spool__job_poison(spool__heap_job_t *job)
+{
+    SPOOL__POISON((char *)job + sizeof job->next_free, sizeof *job - sizeof job->next_free);
+}
+static inline void spool__job_unpoison(spool__heap_job_t *job)
+{
+    SPOOL__UNPOISON(job, sizeof *job);
+}
+
 typedef struct spool__job_slab spool__job_slab_t;
 
 /* The pool's part. */
@@ -50,6 +89,7 @@ static inline spool__heap_job_t *spool__job_alloc(spool__job_pool_t *p, spool__j
         spool__heap_job_t *job = cache->free;
         cache->free = job->next_free;
         cache->free_count--;
+        spool__job_unpoison(job);
         return job;
     }
     return spool__job_refill(p, cache);
@@ -63,6 +103,7 @@ static inline void spool__job_free(spool__job_pool_t *p, spool__job_cache_t *cac
         return;
     }
     job->next_free = cache->free;
+    spool__job_poison(job);
     cache->free = job;
     if (++cache->free_count > 2 * SPOOL__JOB_BATCH)
         spool__job_spill(p, cache);
