@@ -246,7 +246,7 @@ static void print_stats(void)
     const char *what = getenv("SPOOL_BENCH_STATS");
     for (unsigned i = 0; i < spool_pool_num_threads(pool); i++) {
         spool_worker_stats_t st;
-        int err = spool_pool_stats(pool, i, &st);
+        int err = spool_pool_stats(pool, i, &st, sizeof st);
         if (err != 0) {
             fprintf(stderr, "spool stats: %s\n", spool_strerror(err));
             return;

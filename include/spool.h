@@ -27,7 +27,7 @@
 #include <stddef.h>
 
 #define SPOOL_VERSION_MAJOR 0
-#define SPOOL_VERSION_MINOR 1
+#define SPOOL_VERSION_MINOR 2
 #define SPOOL_VERSION_PATCH 0
 
 #if defined(SPOOL_STATIC)
@@ -51,6 +51,13 @@ typedef void (*spool_fn)(void *arg);
 typedef void (*spool_scope_fn)(spool_scope_t *scope, void *arg);
 
 typedef struct spool_config {
+    /* sizeof(spool_config_t) as the caller was compiled with; set it with
+     * SPOOL_CONFIG_INIT.  The library reads no more than that, so a program
+     * built against an older spool.h keeps working with a newer library.
+     * 0 (a zeroed or designated-initialised config) means the fields up to
+     * handler_ctx, all there are in 0.2.  A caller whose config is larger
+     * than the library knows gets EINVAL if any unknown field is non-zero. */
+    size_t size;
     /* 0: the SPOOL_NUM_THREADS environment variable if it is a positive
      * integer, else the number of online CPUs. */
     unsigned num_threads;
@@ -73,6 +80,10 @@ typedef struct spool_config {
     void *handler_ctx;
 } spool_config_t;
 
+/* A config with its size set and every other field at its default; set
+ * fields after it: spool_config_t c = SPOOL_CONFIG_INIT; c.num_threads = 4; */
+#define SPOOL_CONFIG_INIT {sizeof(spool_config_t), 0, 0, 0, 0, 0, 0}
+
 /* The most worker threads one pool can have (the width of the packed sleep
  * counters). */
 #define SPOOL_MAX_THREADS 0xFFFFu
@@ -80,8 +91,10 @@ typedef struct spool_config {
 /*
  * spool_pool_create: starts a pool of worker threads.
  * Threads: any.
- * Returns: 0, with the pool in *out; EINVAL if out is NULL or
- * num_threads exceeds SPOOL_MAX_THREADS; EAGAIN, ENOMEM or EINVAL (the
+ * Returns: 0, with the pool in *out; EINVAL if out is NULL,
+ * num_threads exceeds SPOOL_MAX_THREADS, or config->size is neither 0 nor
+ * at least the size of the first layout, or covers non-zero fields this
+ * library does not know; EAGAIN, ENOMEM or EINVAL (the
  * error pthread_create or malloc gave, e.g. for an impossible stack_size)
  * when a thread or memory cannot be had.  On error nothing is left behind:
  * every thread already started has run its exit handler and been joined.
@@ -424,7 +437,8 @@ SPOOL_API spool_yield_t spool_yield_local(void);
  */
 SPOOL_API int spool_current_thread_has_pending_tasks(void);
 
-/* Per-worker counters, kept when spool is built with -DSPOOL_STATS=ON. */
+/* Per-worker counters, kept when spool is built with -DSPOOL_STATS=ON.  New
+ * counters are added at the end only. */
 typedef struct spool_worker_stats {
     unsigned long long jobs_executed;    /* jobs taken from a deque or the injector and run */
     unsigned long long steals;           /* jobs stolen from other workers */
@@ -436,12 +450,16 @@ typedef struct spool_worker_stats {
 
 /*
  * spool_pool_stats: reads worker index's counters (a snapshot: the worker
- * may be counting while it is read).
+ * may be counting while it is read) into out, writing at most out_size
+ * bytes: pass sizeof *out, so that a newer library with more counters
+ * writes only those the caller knows (and an older one zeroes the rest).
  * Threads: any.
- * Returns: 0; EINVAL if pool or out is NULL or index >= the pool's size;
- * ENOTSUP if spool was built without SPOOL_STATS.
+ * Returns: 0; EINVAL if pool or out is NULL, index >= the pool's size, or
+ * out_size is smaller than one counter; ENOTSUP if spool was built without
+ * SPOOL_STATS.
  */
-SPOOL_API int spool_pool_stats(const spool_pool_t *pool, unsigned index, spool_worker_stats_t *out);
+SPOOL_API int spool_pool_stats(const spool_pool_t *pool, unsigned index, spool_worker_stats_t *out,
+                               size_t out_size);
 
 /*
  * spool_version: the version of the library actually linked (which may

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -397,16 +398,41 @@ static void register_atfork(void)
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
-int spool_pool_create(const spool_config_t *config, spool_pool_t **out)
+/* The size of the first config layout: every field up to handler_ctx. */
+#define CONFIG_FIRST_SIZE (offsetof(spool_config_t, handler_ctx) + sizeof(void *))
+
+/* Copies the caller's config (of whatever size its spool.h gave it) into
+ * the layout this library knows.  0 or EINVAL. */
+static int read_config(const spool_config_t *in, spool_config_t *out)
 {
-    static const spool_config_t defaults;
+    memset(out, 0, sizeof *out);
+    if (in == NULL)
+        return 0;
+    size_t size = in->size == 0 ? CONFIG_FIRST_SIZE : in->size;
+    if (size < CONFIG_FIRST_SIZE || size > 4096) /* 4096: not a size, garbage */
+        return EINVAL;
+    memcpy(out, in, size < sizeof *out ? size : sizeof *out);
+    /* A newer caller's fields we do not know: only zeros (defaults) are
+     * safe to ignore. */
+    for (size_t i = sizeof *out; i < size; i++)
+        if (((const unsigned char *)in)[i] != 0)
+            return EINVAL;
+    out->size = sizeof *out;
+    return 0;
+}
+
+int spool_pool_create(const spool_config_t *user_config, spool_pool_t **out)
+{
     if (out == NULL)
         return EINVAL;
     pthread_once(&atfork_once, register_atfork);
-    if (config == NULL)
-        config = &defaults;
+    spool_config_t copy;
+    int err = read_config(user_config, &copy);
+    if (err != 0)
+        return err;
+    const spool_config_t *config = &copy;
     unsigned n;
-    int err = resolve_num_threads(config, &n);
+    err = resolve_num_threads(config, &n);
     if (err != 0)
         return err;
     spool_pool_t *reg;
@@ -448,20 +474,28 @@ unsigned spool_pool_num_threads(const spool_pool_t *pool)
     return pool != NULL ? pool->num_threads : 0;
 }
 
-int spool_pool_stats(const spool_pool_t *pool, unsigned index, spool_worker_stats_t *out)
+int spool_pool_stats(const spool_pool_t *pool, unsigned index, spool_worker_stats_t *out,
+                     size_t out_size)
 {
-    if (pool == NULL || out == NULL || index >= pool->num_threads)
+    if (pool == NULL || out == NULL || index >= pool->num_threads ||
+        out_size < sizeof out->jobs_executed)
         return EINVAL;
 #ifdef SPOOL_STATS
     const spool__worker_t *w = &pool->workers[index];
     const spool__worker_sleep_t *ws = &pool->sleep.workers[index];
+    spool_worker_stats_t st;
     /* Relaxed: statistics order nothing (see SPOOL__STAT_INC). */
-    out->jobs_executed = atomic_load_explicit(&w->stats.jobs_executed, memory_order_relaxed);
-    out->steals = atomic_load_explicit(&w->stats.steals, memory_order_relaxed);
-    out->failed_steals = atomic_load_explicit(&w->stats.failed_steals, memory_order_relaxed);
-    out->wakeups_sent = atomic_load_explicit(&w->stats.wakeups_sent, memory_order_relaxed);
-    out->sleeps = atomic_load_explicit(&ws->sleeps, memory_order_relaxed);
-    out->wakeups_received = atomic_load_explicit(&ws->wakeups_received, memory_order_relaxed);
+    st.jobs_executed = atomic_load_explicit(&w->stats.jobs_executed, memory_order_relaxed);
+    st.steals = atomic_load_explicit(&w->stats.steals, memory_order_relaxed);
+    st.failed_steals = atomic_load_explicit(&w->stats.failed_steals, memory_order_relaxed);
+    st.wakeups_sent = atomic_load_explicit(&w->stats.wakeups_sent, memory_order_relaxed);
+    st.sleeps = atomic_load_explicit(&ws->sleeps, memory_order_relaxed);
+    st.wakeups_received = atomic_load_explicit(&ws->wakeups_received, memory_order_relaxed);
+    /* No more than the caller's struct holds; zeros past what we know. */
+    size_t n = out_size < sizeof st ? out_size : sizeof st;
+    memcpy(out, &st, n);
+    if (out_size > n)
+        memset((char *)out + n, 0, out_size - n);
     return 0;
 #else
     return ENOTSUP;

@@ -26,7 +26,12 @@ libdir=$(dirname "$(dirname "$pc")")
 for f in include/spool.h; do test -f "$prefix/$f"; done
 test -f "$libdir/libspool.a"
 test -L "$libdir/libspool.so"
-test -e "$libdir/libspool.so.0"
+major=$(awk '/^#define SPOOL_VERSION_MAJOR /{print $3}' "$src/include/spool.h")
+minor=$(awk '/^#define SPOOL_VERSION_MINOR /{print $3}' "$src/include/spool.h")
+soversion=$major; [ "$major" = 0 ] && soversion=$major.$minor
+test -e "$libdir/libspool.so.$soversion"
+readelf -d "$libdir/libspool.so" | grep -q "SONAME.*libspool.so.$soversion\]" ||
+  fail "libspool.so's SONAME is not libspool.so.$soversion"
 test -f "$libdir/cmake/spool/spoolConfig.cmake"
 test -f "$libdir/cmake/spool/spoolConfigVersion.cmake"
 

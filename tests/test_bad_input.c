@@ -309,12 +309,63 @@ static void test_install_into_itself_runs_inline(void **state)
     assert_true(same);
 }
 
+/* ---- the config's size: older and newer callers ------------------------- */
+
+static unsigned created_threads(const spool_config_t *config, int *err)
+{
+    spool_pool_t *p = NULL;
+    *err = spool_pool_create(config, &p);
+    if (*err != 0)
+        return 0;
+    unsigned n = spool_pool_num_threads(p);
+    assert_int_equal(spool_pool_destroy(p), 0);
+    return n;
+}
+
+static void test_config_sizes(void **state)
+{
+    (void)state;
+    int err;
+    /* SPOOL_CONFIG_INIT, then fields. */
+    spool_config_t init = SPOOL_CONFIG_INIT;
+    assert_int_equal(init.size, sizeof(spool_config_t));
+    init.num_threads = 3;
+    assert_int_equal(created_threads(&init, &err), 3);
+    assert_int_equal(err, 0);
+    /* size 0 (designated initialisers): the first layout. */
+    spool_config_t zero_size = {.num_threads = 2};
+    assert_int_equal(created_threads(&zero_size, &err), 2);
+    /* A newer caller: a larger config whose unknown fields are zero works,
+     * one that sets them is refused rather than silently ignored. */
+    struct {
+        spool_config_t known;
+        unsigned long long later_field;
+    } newer;
+    memset(&newer, 0, sizeof newer);
+    newer.known.size = sizeof newer;
+    newer.known.num_threads = 2;
+    assert_int_equal(created_threads(&newer.known, &err), 2);
+    assert_int_equal(err, 0);
+    newer.later_field = 1;
+    created_threads(&newer.known, &err);
+    assert_int_equal(err, EINVAL);
+    /* Sizes that cannot be a config's. */
+    spool_config_t bad = SPOOL_CONFIG_INIT;
+    bad.size = 1;
+    created_threads(&bad, &err);
+    assert_int_equal(err, EINVAL);
+    bad.size = (size_t)1 << 20;
+    created_threads(&bad, &err);
+    assert_int_equal(err, EINVAL);
+}
+
 int main(void)
 {
     spool_config_t c = {.num_threads = 2};
     if (spool_pool_create(&c, &pool) != 0)
         return 1;
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_config_sizes),
         cmocka_unit_test(test_abort_table),
         cmocka_unit_test(test_errno_table),
         cmocka_unit_test(test_destroy_from_own_worker),
