@@ -45,7 +45,7 @@ extern "C" {
 /* A pool of worker threads.  Opaque. */
 typedef struct spool_pool spool_pool_t;
 /* A scope: a group of spawned jobs waited for together.  Opaque. */
-typedef struct spool_scope spool_scope_t;
+typedef struct spool_scope_s spool_scope_t;
 
 typedef void (*spool_fn)(void *arg);
 typedef void (*spool_scope_fn)(spool_scope_t *scope, void *arg);

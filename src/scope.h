@@ -6,7 +6,7 @@
 
 #include "registry.h"
 
-struct spool_scope {
+struct spool_scope_s {
     /* One count for the body, one per pending spawn or scope broadcast. */
     spool__count_latch_t latch;
     spool_pool_t *registry;    /* NULL: no pool could be started; spawns run inline */

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # include/spool.h compiles with no warning under -Wall -Wextra -Wpedantic
-# -Werror as C99, C11, C17 and gnu11, and as C++11, C++17 and C++20, with gcc
-# and g++ and with clang and clang++ (each one that is installed; gcc and g++
-# must be).
+# -Werror as C99, C11, C17 and gnu11, and as C++11, C++17 and C++20, and
+# include/spool.hpp as C++17 and C++20 (with -Wshadow too), with gcc and g++
+# and with clang and clang++ (each one that is installed; gcc and g++ must
+# be).
 # Usage: tests/header_modes.sh SOURCE_DIR
 set -euo pipefail
 src=$1
@@ -35,4 +36,26 @@ done
 for cxx in g++ clang++; do
   for std in c++11 c++17 c++20; do try $cxx $std "$tmp/h.cpp"; done
 done
-echo "header_modes: spool.h clean in $checked compiler/standard pairs"
+# spool.hpp: C++17 and C++20, with -Wshadow too.
+cat >"$tmp/hpp.cpp" <<'CPP'
+#include <spool.hpp>
+#include <spool.hpp>
+int main()
+{
+    long a = 0, b = 0;
+    spool::join([&] { a = 1; }, [&] { b = 2; });
+    return a + b == 3 ? 0 : 1;
+}
+CPP
+for cxx in g++ clang++; do
+  command -v $cxx >/dev/null 2>&1 || [ $cxx = g++ ] || continue
+  for std in c++17 c++20; do
+    if ! $cxx -std=$std -Wall -Wextra -Wpedantic -Wshadow -Werror -I "$src/include" \
+         -c "$tmp/hpp.cpp" -o "$tmp/hpp.o"; then
+      echo "header_modes: spool.hpp fails with $cxx -std=$std" >&2
+      exit 1
+    fi
+    checked=$((checked + 1))
+  done
+done
+echo "header_modes: spool.h and spool.hpp clean in $checked compiler/standard pairs"

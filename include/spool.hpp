@@ -1,0 +1,431 @@
+/*
+ * spool.hpp: C++17 wrappers over spool.h (header-only).
+ *
+ *   spool::join([&] { ... }, [&] { ... });
+ *   spool::scope([&](spool::scope_ref s) { s.spawn([&] { ... }); });
+ *   spool::parallel_for(0, n, [&](size_t i) { a[i] *= 2; });
+ *   double sum = spool::parallel_reduce(0, n, 0.0,
+ *       [&](double acc, size_t b, size_t e) { for (; b < e; b++) acc += x[b]; return acc; },
+ *       [](double l, double r) { return l + r; });
+ *   spool::pool p(4);  p.install([&] { ... });
+ *
+ * Callables go through trampolines; join allocates nothing.  An exception
+ * thrown by a callable never crosses spool's C frames: it is caught there
+ * and rethrown in the caller once the join, scope, loop, reduction or
+ * broadcast has finished (the first one if several threw; the others are
+ * dropped, as oneTBB and rayon do).  Everything else (threads, ordering,
+ * nesting) is as the C functions of the same name say in spool.h.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SPOOL_HPP
+#define SPOOL_HPP
+
+#if __cplusplus < 201703L && !(defined(_MSVC_LANG) && _MSVC_LANG >= 201703L)
+#error "spool.hpp needs C++17"
+#endif
+
+#include <spool.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <new>
+#include <system_error>
+#include <type_traits>
+#include <utility>
+
+namespace spool {
+
+namespace detail {
+
+/* The first exception of a group of calls, rethrown by its owner. */
+class first_error {
+public:
+    void capture() noexcept
+    {
+        std::lock_guard<std::mutex> hold(lock_);
+        if (!error_)
+            error_ = std::current_exception();
+        failed_.store(true, std::memory_order_relaxed);
+    }
+    bool failed() const noexcept { return failed_.load(std::memory_order_relaxed); }
+    void rethrow()
+    {
+        if (error_)
+            std::rethrow_exception(error_);
+    }
+
+private:
+    std::mutex lock_;
+    std::exception_ptr error_;
+    std::atomic<bool> failed_{false};
+};
+
+inline void check(int err, const char *what)
+{
+    if (err == ENOMEM)
+        throw std::bad_alloc();
+    if (err != 0)
+        throw std::system_error(err, std::generic_category(), what);
+}
+
+template <class F> struct call {
+    F *f;
+    std::exception_ptr error;
+};
+
+template <class F> void run_call(void *arg) noexcept
+{
+    auto *c = static_cast<call<F> *>(arg);
+    try {
+        (*c->f)();
+    } catch (...) {
+        c->error = std::current_exception();
+    }
+}
+
+} // namespace detail
+
+/* Runs a() and b(), potentially in parallel (spool_join).  Rethrows a's
+ * exception, else b's. */
+template <class A, class B> void join(A &&a, B &&b)
+{
+    using FA = std::remove_reference_t<A>;
+    using FB = std::remove_reference_t<B>;
+    detail::call<FA> ca{&a, nullptr};
+    detail::call<FB> cb{&b, nullptr};
+    spool_join(detail::run_call<FA>, &ca, detail::run_call<FB>, &cb);
+    if (ca.error)
+        std::rethrow_exception(ca.error);
+    if (cb.error)
+        std::rethrow_exception(cb.error);
+}
+
+/* A scope, as its body and its spawned jobs see it. */
+class scope_ref {
+public:
+    scope_ref(spool_scope_t *s, detail::first_error *errors) : scope_(s), errors_(errors) {}
+
+    /* Spawns f into the scope (spool_scope_spawn): f is copied (or moved)
+     * to the heap and called later as f(scope_ref) or f().  Throws
+     * std::bad_alloc if no memory could be had (nothing was spawned). */
+    template <class F> void spawn(F &&f)
+    {
+        using job_t = job<std::decay_t<F>>;
+        auto *j = new job_t{std::forward<F>(f), errors_};
+        int err = spool_scope_spawn(scope_, &job_t::run, j);
+        if (err != 0) {
+            delete j;
+            detail::check(err, "spool_scope_spawn");
+        }
+    }
+
+    /* Runs f on every worker of the scope's pool (spool_scope_spawn_broadcast)
+     * as f(scope_ref, index, num_threads) or f(index, num_threads); the scope
+     * waits for all the runs.  f is copied once, shared by the runs. */
+    template <class F> void spawn_broadcast(F &&f)
+    {
+        using job_t = broadcast_job<std::decay_t<F>>;
+        auto *j = new job_t{std::forward<F>(f), errors_, {}};
+        j->remaining.store(0, std::memory_order_relaxed);
+        int err = spool_scope_spawn_broadcast(scope_, &job_t::run, j);
+        if (err != 0) {
+            delete j;
+            detail::check(err, "spool_scope_spawn_broadcast");
+        }
+    }
+
+    spool_scope_t *get() const noexcept { return scope_; }
+
+private:
+    template <class F> struct job {
+        F f;
+        detail::first_error *errors;
+        static void run(spool_scope_t *s, void *arg) noexcept
+        {
+            auto *j = static_cast<job *>(arg);
+            try {
+                if constexpr (std::is_invocable_v<F &, scope_ref>)
+                    j->f(scope_ref(s, j->errors));
+                else
+                    j->f();
+            } catch (...) {
+                j->errors->capture();
+            }
+            delete j;
+        }
+    };
+
+    template <class F> struct broadcast_job {
+        F f;
+        detail::first_error *errors;
+        std::atomic<unsigned> remaining;
+        static void run(spool_scope_t *s, void *arg, unsigned index, unsigned n) noexcept
+        {
+            auto *j = static_cast<broadcast_job *>(arg);
+            try {
+                if constexpr (std::is_invocable_v<F &, scope_ref, unsigned, unsigned>)
+                    j->f(scope_ref(s, j->errors), index, n);
+                else
+                    j->f(index, n);
+            } catch (...) {
+                j->errors->capture();
+            }
+            /* The n runs share j: the last one frees it. */
+            if (j->remaining.fetch_add(1, std::memory_order_acq_rel) + 1 == n)
+                delete j;
+        }
+    };
+
+    spool_scope_t *scope_;
+    detail::first_error *errors_;
+};
+
+namespace detail {
+
+template <class F> struct scope_call {
+    F *body;
+    first_error errors;
+};
+
+template <class F> void run_scope_body(spool_scope_t *s, void *arg) noexcept
+{
+    auto *c = static_cast<scope_call<F> *>(arg);
+    try {
+        (*c->body)(scope_ref(s, &c->errors));
+    } catch (...) {
+        c->errors.capture();
+    }
+}
+
+} // namespace detail
+
+/* Runs body(scope_ref) and waits for everything spawned into the scope
+ * (spool_scope: per-thread LIFO).  Rethrows the first exception of the body
+ * or of any spawned job, once all have finished. */
+template <class F> void scope(F &&body)
+{
+    using FB = std::remove_reference_t<F>;
+    detail::scope_call<FB> c{&body, {}};
+    spool_scope(detail::run_scope_body<FB>, &c);
+    c.errors.rethrow();
+}
+
+/* As scope, with per-thread FIFO order (spool_scope_fifo). */
+template <class F> void scope_fifo(F &&body)
+{
+    using FB = std::remove_reference_t<F>;
+    detail::scope_call<FB> c{&body, {}};
+    spool_scope_fifo(detail::run_scope_body<FB>, &c);
+    c.errors.rethrow();
+}
+
+namespace detail {
+
+template <class F> struct for_call {
+    F *body;
+    first_error errors;
+};
+
+template <class F> void run_for_part(void *ctx, size_t begin, size_t end) noexcept
+{
+    auto *c = static_cast<for_call<F> *>(ctx);
+    if (c->errors.failed())
+        return; /* something threw: skip the parts not yet started */
+    try {
+        if constexpr (std::is_invocable_v<F &, size_t, size_t>) {
+            (*c->body)(begin, end);
+        } else {
+            for (size_t i = begin; i < end; i++)
+                (*c->body)(i);
+        }
+    } catch (...) {
+        c->errors.capture();
+    }
+}
+
+} // namespace detail
+
+/* A parallel loop over [begin, end) (spool_for): body(b, e) on parts, or
+ * body(i) on each index.  If a call throws, parts not yet started are
+ * skipped, and the first exception is rethrown once the loop returns. */
+template <class F>
+void parallel_for(size_t begin, size_t end, F &&body, const spool_for_opts_t *opts = nullptr)
+{
+    using FB = std::remove_reference_t<F>;
+    detail::for_call<FB> c{&body, {}};
+    spool_for(begin, end, opts, detail::run_for_part<FB>, &c);
+    c.errors.rethrow();
+}
+
+namespace detail {
+
+template <class T, class Fold, class Combine> struct reduce_call {
+    const T *identity;
+    Fold *fold;
+    Combine *combine;
+    first_error errors;
+
+    static void init(void *ctx, void *acc) noexcept
+    {
+        auto *c = static_cast<reduce_call *>(ctx);
+        new (acc) T(*c->identity);
+    }
+    static void fold_part(void *ctx, void *acc, size_t begin, size_t end) noexcept
+    {
+        auto *c = static_cast<reduce_call *>(ctx);
+        if (c->errors.failed())
+            return;
+        try {
+            T *a = static_cast<T *>(acc);
+            *a = (*c->fold)(std::move(*a), begin, end);
+        } catch (...) {
+            c->errors.capture();
+        }
+    }
+    static void combine_two(void *ctx, void *left, const void *right) noexcept
+    {
+        auto *c = static_cast<reduce_call *>(ctx);
+        if (c->errors.failed())
+            return;
+        try {
+            T *l = static_cast<T *>(left);
+            *l = (*c->combine)(std::move(*l), *static_cast<const T *>(right));
+        } catch (...) {
+            c->errors.capture();
+        }
+    }
+};
+
+} // namespace detail
+
+/* A parallel reduction over [begin, end) (spool_reduce): fold(acc, b, e)
+ * returns acc with the elements b .. e-1 added in order, combine(left,
+ * right) the two joined, left covering the lower indices; identity is the
+ * neutral value.  T is kept in raw stack buffers by the C layer, so it must
+ * be trivially copyable and at most SPOOL_REDUCE_MAX_SIZE bytes.  Rethrows
+ * the first exception of fold or combine once the reduction returns. */
+template <class T, class Fold, class Combine>
+T parallel_reduce(size_t begin, size_t end, const T &identity, Fold &&fold, Combine &&combine,
+                  const spool_for_opts_t *opts = nullptr)
+{
+    static_assert(std::is_trivially_copyable_v<T>, "the accumulator must be trivially copyable");
+    static_assert(sizeof(T) <= SPOOL_REDUCE_MAX_SIZE, "the accumulator is too large");
+    static_assert(alignof(T) <= alignof(std::max_align_t), "the accumulator is over-aligned");
+    using call_t = detail::reduce_call<T, std::remove_reference_t<Fold>, std::remove_reference_t<Combine>>;
+    call_t c{&identity, &fold, &combine, {}};
+    spool_reducer_t r = {sizeof(T), &call_t::init, &call_t::fold_part, &call_t::combine_two};
+    alignas(T) unsigned char result[sizeof(T)];
+    spool_reduce(begin, end, opts, &r, &c, result);
+    c.errors.rethrow();
+    T out = identity; /* trivially copyable: its bytes are the result's */
+    std::memcpy(static_cast<void *>(&out), result, sizeof(T));
+    return out;
+}
+
+namespace detail {
+
+template <class F> struct broadcast_call {
+    F *f;
+    first_error errors;
+};
+
+template <class F> void run_broadcast(void *ctx, unsigned index, unsigned n) noexcept
+{
+    auto *c = static_cast<broadcast_call<F> *>(ctx);
+    try {
+        if constexpr (std::is_invocable_v<F &, unsigned, unsigned>)
+            (*c->f)(index, n);
+        else
+            (*c->f)();
+    } catch (...) {
+        c->errors.capture();
+    }
+}
+
+template <class F> void broadcast_in(spool_pool_t *pool, F &f)
+{
+    broadcast_call<F> c{&f, {}};
+    check(pool != nullptr ? spool_pool_broadcast(pool, run_broadcast<F>, &c)
+                          : spool_broadcast(run_broadcast<F>, &c),
+          "spool_broadcast");
+    c.errors.rethrow();
+}
+
+} // namespace detail
+
+/* Runs f(index, num_threads) (or f()) once on every worker of the current
+ * pool (the global one from outside) and waits (spool_broadcast).  Throws
+ * std::bad_alloc for ENOMEM, std::system_error for other errors, and
+ * rethrows the first exception of f. */
+template <class F> void broadcast(F &&f)
+{
+    detail::broadcast_in<std::remove_reference_t<F>>(nullptr, f);
+}
+
+/* A pool of worker threads that destroys itself (spool_pool_destroy, which
+ * waits for the pool's work) when it goes out of scope.  Move-only.  Do not
+ * let the last owner be destroyed on one of the pool's own workers: destroy
+ * refuses that (EDEADLK), and the pool then stays. */
+class pool {
+public:
+    /* num_threads 0: the default (SPOOL_NUM_THREADS, else the CPUs). */
+    explicit pool(unsigned num_threads = 0)
+    {
+        spool_config_t c = SPOOL_CONFIG_INIT;
+        c.num_threads = num_threads;
+        detail::check(spool_pool_create(&c, &pool_), "spool_pool_create");
+    }
+    explicit pool(const spool_config_t &config)
+    {
+        detail::check(spool_pool_create(&config, &pool_), "spool_pool_create");
+    }
+    ~pool()
+    {
+        if (pool_ != nullptr)
+            spool_pool_destroy(pool_);
+    }
+    pool(pool &&other) noexcept : pool_(std::exchange(other.pool_, nullptr)) {}
+    pool &operator=(pool &&other) noexcept
+    {
+        if (this != &other) {
+            if (pool_ != nullptr)
+                spool_pool_destroy(pool_);
+            pool_ = std::exchange(other.pool_, nullptr);
+        }
+        return *this;
+    }
+    pool(const pool &) = delete;
+    pool &operator=(const pool &) = delete;
+
+    /* Runs f() on a worker of this pool and waits (spool_pool_install);
+     * rethrows its exception. */
+    template <class F> void install(F &&f)
+    {
+        using FF = std::remove_reference_t<F>;
+        detail::call<FF> c{&f, nullptr};
+        detail::check(spool_pool_install(pool_, detail::run_call<FF>, &c), "spool_pool_install");
+        if (c.error)
+            std::rethrow_exception(c.error);
+    }
+
+    /* As spool::broadcast, on this pool's workers. */
+    template <class F> void broadcast(F &&f)
+    {
+        detail::broadcast_in<std::remove_reference_t<F>>(pool_, f);
+    }
+
+    unsigned num_threads() const noexcept { return spool_pool_num_threads(pool_); }
+    spool_pool_t *get() const noexcept { return pool_; }
+
+private:
+    spool_pool_t *pool_ = nullptr;
+};
+
+} // namespace spool
+
+#endif /* SPOOL_HPP */

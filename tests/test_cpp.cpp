@@ -1,0 +1,280 @@
+// spool.hpp: join, scope and scope_fifo, parallel_for, parallel_reduce,
+// broadcast and the RAII pool; exceptions thrown in any of their callables
+// come back to the caller once the call has finished; join allocates
+// nothing.  Built with g++ and with clang++ (scripts/test.sh), C++17.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+extern "C" {
+#include <cmocka.h>
+}
+
+#include <spool.hpp>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+// Counts allocations, to show that join makes none.
+static std::atomic<long> allocations{0};
+void *operator new(std::size_t n)
+{
+    allocations.fetch_add(1, std::memory_order_relaxed);
+    if (void *p = std::malloc(n ? n : 1))
+        return p;
+    throw std::bad_alloc();
+}
+void operator delete(void *p) noexcept
+{
+    std::free(p);
+}
+void operator delete(void *p, std::size_t) noexcept
+{
+    std::free(p);
+}
+
+static long fib(long n)
+{
+    if (n < 2)
+        return n;
+    long a = 0, b = 0;
+    spool::join([&] { a = fib(n - 1); }, [&] { b = fib(n - 2); });
+    return a + b;
+}
+
+static void test_join(void **)
+{
+    spool::pool p(4);
+    long r = 0;
+    p.install([&] { r = fib(20); });
+    assert_int_equal(r, 6765);
+    r = fib(18); // from outside: the global pool
+    assert_int_equal(r, 2584);
+    // Warmed up, a join inside the pool allocates nothing.
+    long before = 0, after = 0;
+    p.install([&] {
+        before = allocations.load();
+        r = fib(16);
+        after = allocations.load();
+    });
+    assert_int_equal(r, 987);
+    assert_int_equal(after - before, 0);
+}
+
+static void test_join_exceptions(void **)
+{
+    spool::pool p(2);
+    for (int which = 0; which < 3; which++) {
+        std::atomic<int> ran{0};
+        bool caught = false;
+        std::string what;
+        p.install([&] {
+            try {
+                spool::join(
+                    [&] {
+                        ran++;
+                        if (which != 1)
+                            throw std::runtime_error("a");
+                    },
+                    [&] {
+                        ran++;
+                        if (which != 0)
+                            throw std::runtime_error("b");
+                    });
+            } catch (const std::runtime_error &e) {
+                caught = true;
+                what = e.what();
+            }
+        });
+        assert_true(caught);
+        assert_int_equal(ran.load(), 2); // both halves ran
+        assert_string_equal(what.c_str(), which == 1 ? "b" : "a"); // a's first
+    }
+}
+
+static void test_scope(void **)
+{
+    std::atomic<long> sum{0};
+    spool::scope([&](spool::scope_ref s) {
+        for (long i = 0; i < 100; i++)
+            s.spawn([&sum, i](spool::scope_ref inner) {
+                sum += i;
+                inner.spawn([&sum] { sum += 1000; }); // nested, no argument
+            });
+    });
+    assert_int_equal(sum.load(), 4950 + 100 * 1000);
+    // A FIFO scope on one thread runs its spawns in order.
+    spool::pool one(1);
+    std::vector<int> order;
+    one.install([&] {
+        spool::scope_fifo([&](spool::scope_ref s) {
+            for (int i = 0; i < 10; i++)
+                s.spawn([&order, i] { order.push_back(i); });
+        });
+    });
+    assert_int_equal(order.size(), 10);
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(order[i], i);
+}
+
+static void test_scope_exceptions(void **)
+{
+    std::atomic<int> ran{0};
+    bool caught = false;
+    try {
+        spool::scope([&](spool::scope_ref s) {
+            for (int i = 0; i < 50; i++)
+                s.spawn([&ran, i] {
+                    ran++;
+                    if (i == 17)
+                        throw std::logic_error("17");
+                });
+        });
+    } catch (const std::logic_error &e) {
+        caught = std::string(e.what()) == "17";
+    }
+    assert_true(caught);
+    assert_int_equal(ran.load(), 50); // the scope still waited for all of them
+    caught = false;
+    try {
+        spool::scope([&](spool::scope_ref) { throw std::out_of_range("body"); });
+    } catch (const std::out_of_range &) {
+        caught = true;
+    }
+    assert_true(caught);
+}
+
+static void test_parallel_for(void **)
+{
+    std::vector<std::atomic<int>> hits(10000);
+    spool::parallel_for(0, hits.size(), [&](size_t i) { hits[i]++; });
+    for (auto &h : hits)
+        assert_int_equal(h.load(), 1);
+    std::atomic<size_t> covered{0};
+    spool_for_opts_t opts = {100, 0, SPOOL_FOR_FIXED};
+    spool::parallel_for(
+        0, 10000, [&](size_t b, size_t e) { covered += e - b; }, &opts);
+    assert_int_equal(covered.load(), 10000);
+    bool caught = false;
+    try {
+        spool::parallel_for(0, 10000, [&](size_t i) {
+            if (i == 4321)
+                throw std::runtime_error("index");
+        });
+    } catch (const std::runtime_error &) {
+        caught = true;
+    }
+    assert_true(caught);
+}
+
+struct poly { // a hash of the index sequence: associative, not commutative
+    uint64_t hash, power;
+};
+
+static void test_parallel_reduce(void **)
+{
+    spool::pool p(3);
+    double sum = 0;
+    poly h{0, 1};
+    p.install([&] {
+        sum = spool::parallel_reduce(
+            0, 100000, 0.0,
+            [](double acc, size_t b, size_t e) {
+                for (; b < e; b++)
+                    acc += 1.0;
+                return acc;
+            },
+            [](double l, double r) { return l + r; });
+        h = spool::parallel_reduce(
+            0, 100000, poly{0, 1},
+            [](poly acc, size_t b, size_t e) {
+                for (; b < e; b++) {
+                    acc.hash = acc.hash * 31 + b;
+                    acc.power *= 31;
+                }
+                return acc;
+            },
+            [](poly l, poly r) { return poly{l.hash * r.power + r.hash, l.power * r.power}; });
+    });
+    assert_true(sum == 100000.0);
+    uint64_t want = 0;
+    for (uint64_t i = 0; i < 100000; i++)
+        want = want * 31 + i;
+    assert_true(h.hash == want); // index order kept
+    bool caught = false;
+    try {
+        spool::parallel_reduce(
+            0, 1000, 0,
+            [](int acc, size_t b, size_t) -> int {
+                if (b == 0)
+                    throw std::runtime_error("fold");
+                return acc;
+            },
+            [](int l, int r) { return l + r; });
+    } catch (const std::runtime_error &) {
+        caught = true;
+    }
+    assert_true(caught);
+}
+
+static void test_broadcast_and_pool(void **)
+{
+    spool::pool p(3);
+    std::atomic<unsigned> runs{0}, index_sum{0};
+    p.broadcast([&](unsigned index, unsigned n) {
+        runs++;
+        index_sum += index;
+        assert_int_equal(n, 3);
+    });
+    assert_int_equal(runs.load(), 3);
+    assert_int_equal(index_sum.load(), 3);
+    bool caught = false;
+    try {
+        p.broadcast([] { throw std::runtime_error("everywhere"); });
+    } catch (const std::runtime_error &) {
+        caught = true;
+    }
+    assert_true(caught);
+    // Scope broadcasts.
+    std::atomic<unsigned> in_scope{0};
+    p.install([&] {
+        spool::scope([&](spool::scope_ref s) { s.spawn_broadcast([&](unsigned, unsigned) { in_scope++; }); });
+    });
+    assert_int_equal(in_scope.load(), 3);
+    // Move-only RAII: the moved-from handle owns nothing, the new one works.
+    spool::pool q = std::move(p);
+    assert_null(p.get());
+    assert_int_equal(q.num_threads(), 3);
+    spool::pool r(1);
+    r = std::move(q); // r's old pool is destroyed here
+    assert_int_equal(r.num_threads(), 3);
+    bool ok = false;
+    r.install([&] { ok = spool_current_thread_index() >= 0; });
+    assert_true(ok);
+    caught = false;
+    try {
+        r.install([] { throw std::length_error("install"); });
+    } catch (const std::length_error &) {
+        caught = true;
+    }
+    assert_true(caught);
+}
+
+int main()
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_join),
+        cmocka_unit_test(test_join_exceptions),
+        cmocka_unit_test(test_scope),
+        cmocka_unit_test(test_scope_exceptions),
+        cmocka_unit_test(test_parallel_for),
+        cmocka_unit_test(test_parallel_reduce),
+        cmocka_unit_test(test_broadcast_and_pool),
+    };
+    return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
