@@ -41,6 +41,21 @@ bad=$(grep -v '^spool_' <<<"$symbols" || true)
 [ -z "$bad" ] || fail "libspool.so exports non-spool symbols: $bad"
 grep -qx spool_join <<<"$symbols" || fail "libspool.so does not export spool_join"
 
+step "manual pages"
+mandir=$prefix/share/man
+test -f "$mandir/man3/spool.3" || fail "spool(3) is not installed"
+for sym in $symbols; do
+  test -f "$mandir/man3/$sym.3" || fail "no manual page for $sym"
+done
+# Every page renders without a warning (.so links resolve from the man root).
+for page in "$mandir"/man3/*.3; do
+  warnings=$(cd "$mandir" && MANWIDTH=80 man --warnings -E UTF-8 -l "man3/${page##*/}" 2>&1 >/dev/null)
+  [ -z "$warnings" ] || fail "man ${page##*/}: $warnings"
+done
+MANPATH=$mandir man -w spool_join >/dev/null || fail "man spool_join does not find the page"
+MANPATH=$mandir man spool_spawn_fifo 2>/dev/null | grep -q "spool_spawn_fifo" ||
+  fail "man spool_spawn_fifo does not show the grouped page"
+
 for kind in shared static; do
   step "find_package, $kind"
   static=OFF; [ $kind = static ] && static=ON
