@@ -8,7 +8,8 @@
 # Without an argument it uses $GENMC, or builds GenMC from the team's source
 # (../shared/tools/genmc beside the repository; the build installs clang-19
 # and friends from Debian as root, and takes several minutes; GENMC_BUILD
-# keeps the build directory, default /tmp/genmc-v0.11.0).
+# is the build directory, default /tmp/genmc-v0.11.0, and a GenMC already
+# built there is reused).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -20,7 +21,12 @@ if [ -z "$genmc" ]; then
     exit 0
   fi
   export GENMC_BUILD=${GENMC_BUILD:-/tmp/genmc-v0.11.0}
-  genmc=$("$tools/build.sh" "$tools"/genmc-v*.tar.gz | tail -1)
+  # A GenMC built there before (by this script) is reused: the build takes
+  # minutes.
+  genmc=$(find "$GENMC_BUILD" -maxdepth 2 -name genmc -type f -perm -u+x 2>/dev/null | head -1)
+  if [ -z "$genmc" ] || ! "$genmc" --version >/dev/null 2>&1; then
+    genmc=$("$tools/build.sh" "$tools"/genmc-v*.tar.gz | tail -1)
+  fi
 fi
 [ -x "$genmc" ] || { echo "model/genmc: $genmc is not an executable" >&2; exit 1; }
 
