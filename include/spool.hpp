@@ -175,7 +175,8 @@ private:
             } catch (...) {
                 j->errors->capture();
             }
-            /* The n runs share j: the last one frees it. */
+            /* The n runs share j: the last one frees it.  Acq_rel pairs with
+             * the other runs' increments, so the last has seen them finish. */
             if (j->remaining.fetch_add(1, std::memory_order_acq_rel) + 1 == n)
                 delete j;
         }
