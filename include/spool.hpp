@@ -130,8 +130,7 @@ public:
     template <class F> void spawn_broadcast(F &&f)
     {
         using job_t = broadcast_job<std::decay_t<F>>;
-        auto *j = new job_t{std::forward<F>(f), errors_, {}};
-        j->remaining.store(0, std::memory_order_relaxed);
+        auto *j = new job_t{std::forward<F>(f), errors_, {0}};
         int err = spool_scope_spawn_broadcast(scope_, &job_t::run, j);
         if (err != 0) {
             delete j;

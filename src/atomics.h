@@ -54,6 +54,8 @@ extern atomic_uint spool__tsan_fence_word;
 #elif defined(__aarch64__) && defined(__GNUC__)
 #define spool__cpu_relax() __asm__ __volatile__("yield" ::: "memory")
 #else
+/* A compiler barrier only (the loop rereads memory); it orders nothing
+ * between threads and pairs with nothing. */
 #define spool__cpu_relax() atomic_signal_fence(memory_order_seq_cst)
 #endif
 

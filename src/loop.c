@@ -41,8 +41,9 @@ typedef struct right_part {
     part_t part;
     spool__worker_t *forker; /* the worker that forked it; NULL outside any pool */
     bool left_done;          /* written and read by the forker only */
-    bool fresh;              /* reduce: it started from the identity in own */
-    void *own;               /* reduce: an accumulator in the forker's frame */
+    void *own;               /* reduce: an accumulator in the forker's frame; the
+                                part folds into it (acc == own) if it started
+                                from the identity */
 } right_part_t;
 
 /* May a part of len iterations be split?  Updates the budget. */
@@ -95,7 +96,6 @@ static void run_right(void *arg)
         /* The left half's accumulator is not ours to continue. */
         l->reducer->identity(l->ctx, right->own);
         right->part.acc = right->own;
-        right->fresh = true;
     }
     run_part(&right->part, migrated);
 }
@@ -111,23 +111,19 @@ static void run_part(part_t *p, bool migrated)
     size_t mid = p->begin + (p->end - p->begin) / 2;
     left_part_t left = {{l, p->begin, mid, splits, p->acc}, NULL};
     if (l->reducer == NULL) {
-        right_part_t right = {{l, mid, p->end, splits, NULL}, spool__current_worker(), false, false,
-                              NULL};
+        right_part_t right = {{l, mid, p->end, splits, NULL}, spool__current_worker(), false, NULL};
         left.done = &right.left_done;
         spool_join(run_left, &left, run_right, &right);
         return;
     }
     alignas(max_align_t) unsigned char own[SPOOL_REDUCE_MAX_SIZE];
-    right_part_t right = {{l, mid, p->end, splits, p->acc}, spool__current_worker(), false, false,
-                          own};
-    if (l->fixed) {
-        /* Every split combines its halves: the right one folds into its own. */
-        right.part.acc = own;
-        right.fresh = true;
-    }
+    /* Fixed: every split combines its halves, so the right one folds into its
+     * own accumulator from the start. */
+    right_part_t right = {{l, mid, p->end, splits, l->fixed ? (void *)own : p->acc},
+                          spool__current_worker(), false, own};
     left.done = &right.left_done;
     spool_join(run_left, &left, run_right, &right);
-    if (right.fresh)
+    if (right.part.acc == own)
         l->reducer->combine(l->ctx, p->acc, own);
 }
 

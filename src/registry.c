@@ -72,7 +72,9 @@ static spool__job_t *steal(spool__worker_t *w)
     }
 }
 
-spool__job_t *spool__worker_take_local(spool__worker_t *w)
+/* Static and inlined into the wait loop, which runs them once per job;
+ * yield.c calls the exported wrappers below. */
+static inline spool__job_t *take_local(spool__worker_t *w)
 {
     spool__job_t *job = spool__deque_pop(&w->deque);
     /* Broadcasts run once the own deque is empty, before stealing.  Only w
@@ -82,9 +84,9 @@ spool__job_t *spool__worker_take_local(spool__worker_t *w)
     return job;
 }
 
-spool__job_t *spool__worker_find_work(spool__worker_t *w)
+static inline spool__job_t *find_work(spool__worker_t *w)
 {
-    spool__job_t *job = spool__worker_take_local(w);
+    spool__job_t *job = take_local(w);
     if (job == NULL)
         job = steal(w);
     if (job == NULL)
@@ -94,6 +96,16 @@ spool__job_t *spool__worker_find_work(spool__worker_t *w)
     return job;
 }
 
+spool__job_t *spool__worker_take_local(spool__worker_t *w)
+{
+    return take_local(w);
+}
+
+spool__job_t *spool__worker_find_work(spool__worker_t *w)
+{
+    return find_work(w);
+}
+
 void spool__worker_wait_until_cold(spool__worker_t *w, spool__core_latch_t *latch)
 {
     spool__sleep_t *sleep = &w->registry->sleep;
@@ -101,7 +113,7 @@ void spool__worker_wait_until_cold(spool__worker_t *w, spool__core_latch_t *latc
         /* While work keeps coming (own, stolen or injected) the worker stays
          * active and leaves the shared counters alone: touching them per job
          * made two workers fight over their cache line. */
-        spool__job_t *job = spool__worker_find_work(w);
+        spool__job_t *job = find_work(w);
         if (job != NULL) {
             spool__job_execute(job);
             continue;
@@ -114,7 +126,7 @@ void spool__worker_wait_until_cold(spool__worker_t *w, spool__core_latch_t *latc
                 spool__sleep_work_found(sleep);
                 return;
             }
-            job = spool__worker_find_work(w);
+            job = find_work(w);
             if (job != NULL) {
                 spool__sleep_work_found(sleep);
                 spool__job_execute(job);

@@ -21,17 +21,14 @@ static void send_22(void *arg)
     atomic_store(&sent, 22);
 }
 
-static void yield_now_once(void *arg)
-{
-    (void)arg;
-    spool_yield_t y = spool_yield_now();
-    assert_true(y == SPOOL_YIELD_EXECUTED || y == SPOOL_YIELD_IDLE);
-}
+/* arg: spool_yield_now or spool_yield_local, called once on a worker. */
+typedef struct yield_fn {
+    spool_yield_t (*yield)(void);
+} yield_fn_t;
 
-static void yield_local_once(void *arg)
+static void yield_once(void *arg)
 {
-    (void)arg;
-    spool_yield_t y = spool_yield_local();
+    spool_yield_t y = ((yield_fn_t *)arg)->yield();
     assert_true(y == SPOOL_YIELD_EXECUTED || y == SPOOL_YIELD_IDLE);
 }
 
@@ -48,7 +45,8 @@ static void test_yield_now_to_spawn(void **state)
     (void)state;
     atomic_store(&sent, 0);
     assert_int_equal(spool_spawn(send_22, NULL), 0);
-    spool_join(yield_now_once, NULL, yield_now_once, NULL);
+    yield_fn_t now = {spool_yield_now};
+    spool_join(yield_once, &now, yield_once, &now);
     wait_for_22();
 }
 
@@ -57,7 +55,8 @@ static void test_yield_local_to_spawn(void **state)
     (void)state;
     atomic_store(&sent, 0);
     assert_int_equal(spool_spawn(send_22, NULL), 0);
-    spool_join(yield_local_once, NULL, yield_local_once, NULL);
+    yield_fn_t local = {spool_yield_local};
+    spool_join(yield_once, &local, yield_once, &local);
     wait_for_22();
 }
 
