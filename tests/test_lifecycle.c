@@ -67,7 +67,7 @@ static void test_create_destroy_200_times(void **state)
         }
         assert_int_equal(atomic_load(&c.bad_names), 0);
     }
-    assert_int_equal(test_os_threads(), threads_before);
+    assert_true(test_os_threads_at_most(threads_before) <= threads_before);
 }
 
 static void test_invalid_arguments(void **state)
@@ -126,7 +126,7 @@ static void test_impossible_stack_size(void **state)
     int err = spool_pool_create(&config, &pool);
     assert_true(err == EAGAIN || err == ENOMEM || err == EINVAL);
     assert_null(pool);
-    assert_int_equal(test_os_threads(), threads_before);
+    assert_true(test_os_threads_at_most(threads_before) <= threads_before);
     for (unsigned i = 0; i < 4; i++)
         assert_int_equal(atomic_load(&c.starts[i]), atomic_load(&c.exits[i]));
 }
@@ -146,7 +146,7 @@ static void test_nth_thread_creation_fails(void **state)
         spool__test_fail_thread_create(nth, EAGAIN);
         assert_int_equal(spool_pool_create(&config, &pool), EAGAIN);
         assert_null(pool);
-        assert_int_equal(test_os_threads(), threads_before);
+        assert_true(test_os_threads_at_most(threads_before) <= threads_before);
         /* The nth-1 threads that started ran both handlers. */
         for (int i = 0; i < 4; i++) {
             assert_int_equal(atomic_load(&c.starts[i]), i < nth - 1);

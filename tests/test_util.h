@@ -45,6 +45,21 @@ static inline int test_os_threads(void)
     return n;
 }
 
+/* The OS thread count, given up to 5 s to fall to `limit`. pthread_join
+ * returns when the kernel clears the exiting thread's tid, before that thread
+ * leaves /proc's count, so a loaded machine can show a joined thread for a
+ * moment (and a count taken before a test may include one still leaving). */
+static inline int test_os_threads_at_most(int limit)
+{
+    int n = test_os_threads();
+    for (int i = 0; i < 5000 && n > limit; i++) {
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
+        n = test_os_threads();
+    }
+    return n;
+}
+
 /* User + system CPU seconds of the whole process. */
 static inline double test_cpu_seconds(void)
 {
