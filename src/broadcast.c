@@ -69,6 +69,17 @@ static void broadcast_execute(spool__job_t *job)
         broadcast_last_run(b);
 }
 
+bool spool__broadcast_describe(const spool__job_t *job, spool__job_info_t *info)
+{
+    if (job->execute != broadcast_execute)
+        return false;
+    const broadcast_t *b = (const broadcast_t *)job;
+    info->fn = b->kind == BROADCAST_SCOPE ? spool__fn_bits((void (*)(void))b->scope_fn)
+                                          : spool__fn_bits((void (*)(void))b->fn);
+    info->arg = (uint64_t)(uintptr_t)b->ctx;
+    return true;
+}
+
 /* Queues b on every worker of reg and wakes the sleepers.  0 or ENOMEM (then
  * it is queued nowhere). */
 static int broadcast_queue(spool_pool_t *reg, broadcast_t *b)

@@ -6,7 +6,15 @@
 
 #include "atomics.h"
 
-static void indirect_execute(spool__job_t *job)
+#if defined(__GNUC__)
+#define TAKE_INLINE inline __attribute__((always_inline))
+#else
+#define TAKE_INLINE inline
+#endif
+
+/* The job that indirect job `job` stands for, taken from its FIFO.  Inlined
+ * in both callers: the call cost ~3% of a spawn_fifo (callgrind). */
+static TAKE_INLINE spool__job_t *take_real(spool__job_t *job)
 {
     spool__job_fifo_t *f =
         (spool__job_fifo_t *)(void *)((char *)job - offsetof(spool__job_fifo_t, indirect));
@@ -21,7 +29,17 @@ static void indirect_execute(spool__job_t *job)
         ;
     if (SPOOL__UNLIKELY(r != SPOOL__STEAL_SUCCESS))
         spool__abort("internal error: indirect job found its FIFO empty");
-    spool__job_execute(real);
+    return real;
+}
+
+static void indirect_execute(spool__job_t *job)
+{
+    spool__job_execute(take_real(job));
+}
+
+spool__job_t *spool__job_fifo_resolve(spool__job_t *job)
+{
+    return job->execute == indirect_execute ? take_real(job) : job;
 }
 
 int spool__job_fifo_init(spool__job_fifo_t *f)

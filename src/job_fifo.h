@@ -38,4 +38,8 @@ static inline bool spool__job_fifo_push(spool__job_fifo_t *f, spool__job_t *job)
     return spool__deque_push(&f->queue, job);
 }
 
+/* If job is a FIFO's indirect job, takes and returns the FIFO's job it
+ * stands for (run that one instead); else returns job. */
+spool__job_t *spool__job_fifo_resolve(spool__job_t *job);
+
 #endif

@@ -23,6 +23,18 @@ static void join_job_execute(spool__job_t *job)
     spool__spin_latch_set(&j->latch);
 }
 
+bool spool__join_describe(const spool__job_t *job, spool__job_info_t *info)
+{
+    if (job->execute != join_job_execute)
+        return false;
+    const join_job_t *j = (const join_job_t *)job;
+    if (!spool__loop_describe(j->fn, j->arg, info)) {
+        info->fn = spool__fn_bits((void (*)(void))j->fn);
+        info->arg = (uint64_t)(uintptr_t)j->arg;
+    }
+    return true;
+}
+
 /* a has returned and the first pop did not give b back: b was stolen, or a
  * left jobs of its own (detached spawns) above it. */
 static JOIN_COLD void join_finish(spool__worker_t *w, join_job_t *job_b, spool__job_t *job)
@@ -30,7 +42,7 @@ static JOIN_COLD void join_finish(spool__worker_t *w, join_job_t *job_b, spool__
     for (;;) {
         if (job == NULL) {
             /* b was stolen: work on other jobs until its thief is done. */
-            spool__worker_wait_until(w, &job_b->latch.core);
+            spool__worker_wait_recorded(w, &job_b->latch.core, job_b->fn, job_b->arg);
             return;
         }
         SPOOL__STAT_INC(w->stats.jobs_executed);

@@ -138,5 +138,5 @@ void spool__count_latch_wait(spool__count_latch_t *l, spool__worker_t *owner)
     if (l->blocking)
         spool__lock_latch_wait(&l->lock);
     else
-        spool__worker_wait_until(owner, &l->spin.core);
+        spool__worker_wait_recorded(owner, &l->spin.core, NULL, NULL);
 }

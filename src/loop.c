@@ -133,6 +133,25 @@ typedef struct loop_root {
     void *acc;
 } loop_root_t;
 
+static void run_root(void *arg);
+
+/* The timeline names a loop's parts after the user's body (or fold), with
+ * the loop's ctx as the argument. */
+bool spool__loop_describe(void (*fn)(void *), void *arg, spool__job_info_t *info)
+{
+    const loop_t *l;
+    if (fn == run_right)
+        l = ((const right_part_t *)arg)->part.loop;
+    else if (fn == run_root)
+        l = ((const loop_root_t *)arg)->loop;
+    else
+        return false;
+    info->fn = l->reducer != NULL ? spool__fn_bits((void (*)(void))l->reducer->fold)
+                                  : spool__fn_bits((void (*)(void))l->body);
+    info->arg = (uint64_t)(uintptr_t)l->ctx;
+    return true;
+}
+
 /* The whole range, on a worker (or on a caller with no pool at all). */
 static void run_root(void *arg)
 {

@@ -40,7 +40,7 @@ static uint64_t next_random(spool__worker_t *w)
 
 /* Steal from the others, starting at a random victim and sweeping all;
  * another sweep if any steal lost a race. */
-static spool__job_t *steal(spool__worker_t *w)
+static spool__job_t *steal(spool__worker_t *w, unsigned *from_victim)
 {
     spool_pool_t *reg = w->registry;
     unsigned n = reg->num_threads;
@@ -57,6 +57,7 @@ static spool__job_t *steal(spool__worker_t *w)
             switch (spool__deque_steal(&reg->workers[victim].deque, &job)) {
             case SPOOL__STEAL_SUCCESS:
                 SPOOL__STAT_INC(w->stats.steals);
+                *from_victim = victim;
                 return job;
             case SPOOL__STEAL_RETRY:
                 SPOOL__STAT_INC(w->stats.failed_steals);
@@ -73,69 +74,205 @@ static spool__job_t *steal(spool__worker_t *w)
 }
 
 /* Static and inlined into the wait loop, which runs them once per job;
- * yield.c calls the exported wrappers below. */
-static inline spool__job_t *take_local(spool__worker_t *w)
+ * yield.c calls the exported wrappers below.  *from says where the job came
+ * from (SPOOL__FROM_*, the victim in bits 8 up), for the timeline; the plain
+ * loop's *from is dead and compiled away. */
+static inline spool__job_t *take_local(spool__worker_t *w, unsigned *from)
 {
     spool__job_t *job = spool__deque_pop(&w->deque);
+    *from = SPOOL__FROM_OWN;
     /* Broadcasts run once the own deque is empty, before stealing.  Only w
      * takes from its queue, so the take never loses a race. */
-    if (job == NULL && spool__deque_take_front(&w->broadcasts, &job) != SPOOL__STEAL_SUCCESS)
-        job = NULL;
+    if (job == NULL) {
+        *from = SPOOL__FROM_BROADCAST;
+        if (spool__deque_take_front(&w->broadcasts, &job) != SPOOL__STEAL_SUCCESS)
+            job = NULL;
+    }
     return job;
 }
 
-static inline spool__job_t *find_work(spool__worker_t *w)
+static inline spool__job_t *find_work(spool__worker_t *w, unsigned *from)
 {
-    spool__job_t *job = take_local(w);
-    if (job == NULL)
-        job = steal(w);
-    if (job == NULL)
+    spool__job_t *job = take_local(w, from);
+    if (job == NULL) {
+        unsigned victim = 0;
+        job = steal(w, &victim);
+        *from = SPOOL__FROM_STOLEN | victim << 8;
+    }
+    if (job == NULL) {
         job = spool__injector_pop(&w->registry->injector);
+        *from = SPOOL__FROM_INJECTOR;
+    }
     if (job != NULL)
         SPOOL__STAT_INC(w->stats.jobs_executed);
     return job;
 }
 
-spool__job_t *spool__worker_take_local(spool__worker_t *w)
+spool__job_t *spool__worker_take_local(spool__worker_t *w, unsigned *from)
 {
-    return take_local(w);
+    return take_local(w, from);
 }
 
-spool__job_t *spool__worker_find_work(spool__worker_t *w)
+spool__job_t *spool__worker_find_work(spool__worker_t *w, unsigned *from)
 {
-    return find_work(w);
+    return find_work(w, from);
 }
 
-void spool__worker_wait_until_cold(spool__worker_t *w, spool__core_latch_t *latch)
+/* Searches until a job turns up (returned, *from says where from) or latch
+ * is set (NULL).  ring, if not NULL, records the search and any sleep. */
+static spool__job_t *search(spool__worker_t *w, spool__core_latch_t *latch,
+                            spool__trace_ring_t *ring, size_t capacity, unsigned *from)
 {
     spool__sleep_t *sleep = &w->registry->sleep;
+    uint64_t t0 = ring != NULL ? spool__trace_now() : 0;
+    spool__idle_state_t idle;
+    spool__sleep_start_looking(sleep, w->index, &idle);
+    idle.ring = ring;
+    idle.ring_capacity = capacity;
+    spool__job_t *job;
+    for (;;) {
+        /* A set latch: whatever the caller did before it waited is work
+         * found. */
+        if (spool__core_latch_probe(latch)) {
+            job = NULL;
+            break;
+        }
+        job = find_work(w, from);
+        if (job != NULL)
+            break;
+        spool__sleep_no_work_found(sleep, &idle, latch, &w->registry->injector, &w->broadcasts);
+    }
+    spool__sleep_work_found(sleep);
+    if (ring != NULL)
+        spool__trace_put(ring, capacity, t0, spool__trace_now(), 0, 0,
+                         SPOOL__TRACE_INFO(SPOOL__TRACE_SEARCH, 0, 0, ring->depth));
+    return job;
+}
+
+#if SPOOL__TRACE_ENABLED
+/* Runs job, recorded in ring with where it came from. */
+static void run_traced(spool__trace_ring_t *ring, size_t capacity, spool__job_t *job,
+                       unsigned from)
+{
+    /* An indirect job runs its FIFO's front job: take that one now, so that
+     * the record names the job that really runs. */
+    job = spool__job_fifo_resolve(job);
+    spool__job_info_t info;
+    spool__trace_describe(job, &info);
+    unsigned depth = ring->depth++;
+    uint64_t t0 = spool__trace_now();
+    spool__job_execute(job);
+    uint64_t t1 = spool__trace_now();
+    ring->depth = depth;
+    spool__trace_put(ring, capacity, t0, t1, info.fn, info.arg,
+                     SPOOL__TRACE_INFO(SPOOL__TRACE_JOB, from & 15u, from >> 8, depth));
+}
+
+#endif
+
+void spool__worker_run(spool__worker_t *w, spool__job_t *job, unsigned from)
+{
+#if SPOOL__TRACE_ENABLED
+    spool__trace_t *t = spool__trace_current(&w->registry->trace);
+    if (t != NULL) {
+        run_traced(&t->rings[w->index], t->capacity, job, from);
+        return;
+    }
+#else
+    (void)w;
+    (void)from;
+#endif
+    spool__job_execute(job);
+}
+
+#if SPOOL__TRACE_ENABLED
+/* The wait loop while trace t records: as wait_plain, each job and search
+ * recorded.  True once latch is set; false when t is no longer the pool's
+ * trace (then the caller picks the loop again). */
+static bool wait_traced(spool__worker_t *w, spool__core_latch_t *latch, spool__trace_t *t)
+{
+    spool__trace_state_t *state = &w->registry->trace;
+    spool__trace_ring_t *ring = &t->rings[w->index];
+    while (!spool__core_latch_probe(latch)) {
+        if (spool__trace_current(state) != t)
+            return false;
+        unsigned from;
+        spool__job_t *job = find_work(w, &from);
+        if (job == NULL) {
+            job = search(w, latch, ring, t->capacity, &from);
+            if (job == NULL)
+                return true;
+        }
+        run_traced(ring, t->capacity, job, from);
+    }
+    return true;
+}
+#endif
+
+/* The wait loop with no trace: no cost per job for the timeline.  True once
+ * latch is set; false if a trace started (noticed when the worker runs out
+ * of work: a busy worker joins the trace at its next wait or search). */
+static bool wait_plain(spool__worker_t *w, spool__core_latch_t *latch)
+{
     while (!spool__core_latch_probe(latch)) {
         /* While work keeps coming (own, stolen or injected) the worker stays
          * active and leaves the shared counters alone: touching them per job
          * made two workers fight over their cache line. */
-        spool__job_t *job = find_work(w);
-        if (job != NULL) {
-            spool__job_execute(job);
-            continue;
-        }
-        spool__idle_state_t idle;
-        spool__sleep_start_looking(sleep, w->index, &idle);
-        for (;;) {
-            if (spool__core_latch_probe(latch)) {
-                /* Whatever the caller did before it waited is work found. */
-                spool__sleep_work_found(sleep);
-                return;
+        unsigned from;
+        spool__job_t *job = find_work(w, &from);
+        if (job == NULL) {
+            job = search(w, latch, NULL, 0, &from);
+            if (job == NULL)
+                return true;
+#if SPOOL__TRACE_ENABLED
+            spool__trace_t *t = spool__trace_current(&w->registry->trace);
+            if (t != NULL) {
+                run_traced(&t->rings[w->index], t->capacity, job, from);
+                return false;
             }
-            job = find_work(w);
-            if (job != NULL) {
-                spool__sleep_work_found(sleep);
-                spool__job_execute(job);
-                break;
-            }
-            spool__sleep_no_work_found(sleep, &idle, latch, &w->registry->injector,
-                                       &w->broadcasts);
+#endif
         }
+        spool__job_execute(job);
     }
+    return true;
+}
+
+void spool__worker_wait_until_cold(spool__worker_t *w, spool__core_latch_t *latch)
+{
+#if SPOOL__TRACE_ENABLED
+    for (;;) {
+        spool__trace_t *t = spool__trace_current(&w->registry->trace);
+        if (t == NULL ? wait_plain(w, latch) : wait_traced(w, latch, t))
+            return;
+    }
+#else
+    wait_plain(w, latch);
+#endif
+}
+
+void spool__worker_wait_recorded(spool__worker_t *w, spool__core_latch_t *latch,
+                                 void (*fn)(void *), void *arg)
+{
+    if (spool__core_latch_probe(latch))
+        return;
+#if SPOOL__TRACE_ENABLED
+    spool__trace_t *t = spool__trace_current(&w->registry->trace);
+    if (t != NULL) {
+        spool__trace_ring_t *ring = &t->rings[w->index];
+        unsigned depth = ring->depth++;
+        uint64_t t0 = spool__trace_now();
+        spool__worker_wait_until_cold(w, latch);
+        ring->depth = depth;
+        spool__trace_put(ring, t->capacity, t0, spool__trace_now(),
+                         spool__fn_bits((void (*)(void))fn), (uint64_t)(uintptr_t)arg,
+                         SPOOL__TRACE_INFO(SPOOL__TRACE_WAIT, 0, 0, depth));
+        return;
+    }
+#else
+    (void)fn;
+    (void)arg;
+#endif
+    spool__worker_wait_until_cold(w, latch);
 }
 
 int spool__worker_push_fifo(spool__worker_t *w, spool__job_fifo_t *f, spool__job_t *job)
@@ -218,6 +355,8 @@ void spool__registry_ref(spool_pool_t *reg)
 
 static void registry_free(spool_pool_t *reg, unsigned num_workers)
 {
+    if (reg->trace_ready)
+        spool__trace_destroy(reg);
     for (unsigned i = 0; i < num_workers; i++) {
         spool__deque_destroy(&reg->workers[i].deque);
         spool__job_fifo_destroy(&reg->workers[i].fifo);
@@ -333,6 +472,12 @@ static int registry_new(const spool_config_t *config, unsigned n, spool_pool_t *
     reg->fork_generation = atomic_load_explicit(&spool__fork_generation, memory_order_relaxed);
     snprintf(reg->thread_name, sizeof reg->thread_name, "%s",
              config->thread_name != NULL ? config->thread_name : "spool");
+    err = spool__trace_init(reg);
+    if (err != 0) {
+        registry_free(reg, n);
+        return err;
+    }
+    reg->trace_ready = true;
     *out = reg;
     return 0;
 }
@@ -477,6 +622,7 @@ int spool_pool_destroy(spool_pool_t *pool)
     if ((old & SPOOL__WORK_MASK) == 1)
         terminate_workers(pool, pool->num_threads);
     join_workers(pool, pool->num_threads);
+    spool__trace_finish(pool); /* SPOOL_TRACE's file */
     spool__registry_unref(pool);
     return 0;
 }
@@ -546,6 +692,18 @@ static void install_job_execute(spool__job_t *job)
     spool__registry_work_done(reg);
 }
 
+bool spool__install_describe(const spool__job_t *job, spool__job_info_t *info)
+{
+    if (job->execute != install_job_execute)
+        return false;
+    const install_job_t *j = (const install_job_t *)job;
+    if (!spool__loop_describe(j->fn, j->arg, info)) {
+        info->fn = spool__fn_bits((void (*)(void))j->fn);
+        info->arg = (uint64_t)(uintptr_t)j->arg;
+    }
+    return true;
+}
+
 int spool__registry_in_worker(spool_pool_t *reg, spool_fn fn, void *arg)
 {
     int err = spool__registry_add_work_external(reg);
@@ -596,6 +754,25 @@ int spool_pool_install(spool_pool_t *pool, spool_fn fn, void *arg)
 
 /* ---- the global pool --------------------------------------------------- */
 
+/* The global pool is never destroyed: SPOOL_TRACE's file is written at exit
+ * (the workers may still be running; trace.md says why that is safe). */
+static void write_global_trace(void)
+{
+    /* Acquire pairs with the release stores below: the pool is initialised. */
+    spool_pool_t *pool = atomic_load_explicit(&global_pool, memory_order_acquire);
+    if (pool != NULL)
+        spool__trace_finish(pool);
+}
+
+static void global_pool_started(spool_pool_t *pool)
+{
+    static bool registered; /* guarded by global_lock */
+    if (pool->trace.env_path != NULL && !registered) {
+        registered = true;
+        atexit(write_global_trace);
+    }
+}
+
 spool_pool_t *spool__global_registry(void)
 {
     /* Acquire pairs with the release stores below: the pool is initialised. */
@@ -605,10 +782,11 @@ spool_pool_t *spool__global_registry(void)
     pthread_mutex_lock(&global_lock);
     pool = atomic_load_explicit(&global_pool, memory_order_relaxed);
     if (pool == NULL && !global_failed) {
-        if (spool_pool_create(NULL, &pool) == 0)
+        if (spool_pool_create(NULL, &pool) == 0) {
             /* Release pairs with the acquire load above. */
             atomic_store_explicit(&global_pool, pool, memory_order_release);
-        else
+            global_pool_started(pool);
+        } else
             global_failed = true;
     }
     pthread_mutex_unlock(&global_lock);
@@ -626,6 +804,7 @@ int spool_global_init(const spool_config_t *config)
             /* Release pairs with the acquire load in spool__global_registry. */
             atomic_store_explicit(&global_pool, pool, memory_order_release);
             global_failed = false;
+            global_pool_started(pool);
         }
     }
     pthread_mutex_unlock(&global_lock);

@@ -19,6 +19,7 @@
 #include "job_fifo.h"
 #include "latch.h"
 #include "sleep.h"
+#include "trace.h"
 
 typedef struct spool__worker {
     spool__deque_t deque;
@@ -66,6 +67,8 @@ struct spool_pool {
     void (*exit_handler)(void *ctx, unsigned index);
     void *handler_ctx;
     unsigned fork_generation; /* spool__fork_generation when created */
+    spool__trace_state_t trace;
+    bool trace_ready; /* trace initialised (registry_free) */
     char thread_name[16];
 };
 
@@ -154,15 +157,23 @@ static inline spool__job_cache_t *spool__job_cache_of(spool_pool_t *reg, spool__
 }
 
 /* The calling worker w's next local job: its own deque's newest, else its
- * oldest broadcast; NULL if neither has one. */
-spool__job_t *spool__worker_take_local(spool__worker_t *w);
+ * oldest broadcast; NULL if neither has one.  *from: where it came from
+ * (SPOOL__FROM_*), for spool__worker_run. */
+spool__job_t *spool__worker_take_local(spool__worker_t *w, unsigned *from);
 /* As take_local, then a job stolen from another worker, then one from the
  * injector; NULL if none was found. */
-spool__job_t *spool__worker_find_work(spool__worker_t *w);
+spool__job_t *spool__worker_find_work(spool__worker_t *w, unsigned *from);
+/* Runs job, found by the calling worker w, on the timeline if it records. */
+void spool__worker_run(spool__worker_t *w, spool__job_t *job, unsigned from);
 
 /* Runs jobs (own, stolen, injected) until latch is set; sleeps when there
  * are none. */
 void spool__worker_wait_until_cold(spool__worker_t *w, spool__core_latch_t *latch);
+
+/* As spool__worker_wait_until, recorded on the timeline as a wait (for fn,
+ * the stolen half of a join; NULL for a scope). */
+void spool__worker_wait_recorded(spool__worker_t *w, spool__core_latch_t *latch,
+                                 void (*fn)(void *), void *arg);
 
 static inline void spool__worker_wait_until(spool__worker_t *w, spool__core_latch_t *latch)
 {

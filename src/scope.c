@@ -117,6 +117,16 @@ static void scope_job_execute(spool__job_t *base)
     spool__count_latch_set(&scope->latch);
 }
 
+bool spool__scope_describe(const spool__job_t *job, spool__job_info_t *info)
+{
+    if (job->execute != scope_job_execute)
+        return false;
+    const spool__heap_job_t *h = (const spool__heap_job_t *)job;
+    info->fn = spool__fn_bits(h->job.fn);
+    info->arg = (uint64_t)(uintptr_t)h->job.arg;
+    return true;
+}
+
 /* Worker w's FIFO in scope s, made on first use.  Only w touches s->fifos[w]
  * before the scope completes, so no synchronisation is needed. */
 static spool__job_fifo_t *scope_fifo_of(spool_scope_t *s, spool__worker_t *w)

@@ -180,9 +180,13 @@ static void fall_asleep(spool__sleep_t *s, spool__idle_state_t *idle, spool__cor
          * it, and then sees is_blocked. */
         ws->is_blocked = true;
         SPOOL__STAT_INC(ws->sleeps);
+        uint64_t t0 = idle->ring != NULL ? spool__trace_now() : 0;
         while (ws->is_blocked)
             pthread_cond_wait(&ws->cond, &ws->lock);
         SPOOL__STAT_INC(ws->wakeups_received);
+        if (idle->ring != NULL)
+            spool__trace_put(idle->ring, idle->ring_capacity, t0, spool__trace_now(), 0, 0,
+                             SPOOL__TRACE_INFO(SPOOL__TRACE_SLEEP, 0, 0, idle->ring->depth));
     }
     wake_fully(idle);
     spool__core_latch_wake_up(latch);

@@ -13,6 +13,7 @@
 #include "deque.h"
 #include "injector.h"
 #include "latch.h"
+#include "trace.h"
 
 /*
  * The packed counters, one 64-bit word:
@@ -70,6 +71,8 @@ typedef struct spool__idle_state {
     unsigned worker_index;
     unsigned rounds;
     uint64_t jobs_counter; /* JEC read when it got sleepy */
+    spool__trace_ring_t *ring; /* records sleeps when not NULL */
+    size_t ring_capacity;
 } spool__idle_state_t;
 
 /* Returns 0 or an errno value. */
@@ -86,6 +89,7 @@ static inline void spool__sleep_start_looking(spool__sleep_t *s, unsigned worker
     idle->worker_index = worker_index;
     idle->rounds = 0;
     idle->jobs_counter = SPOOL__JEC_DUMMY;
+    idle->ring = NULL;
 }
 
 /* The worker found work (or its latch): it becomes active again. */

@@ -14,6 +14,16 @@ static void spawn_job_execute(spool__job_t *base)
     spool__registry_work_done(reg);
 }
 
+bool spool__spawn_describe(const spool__job_t *job, spool__job_info_t *info)
+{
+    if (job->execute != spawn_job_execute)
+        return false;
+    const spool__heap_job_t *h = (const spool__heap_job_t *)job;
+    info->fn = spool__fn_bits(h->job.fn);
+    info->arg = (uint64_t)(uintptr_t)h->job.arg;
+    return true;
+}
+
 static int spawn_into(spool_pool_t *reg, spool_fn fn, void *arg, bool fifo)
 {
     spool__worker_t *w = spool__current_worker();

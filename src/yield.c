@@ -2,11 +2,11 @@
  * spool_yield_local), and the pending-task hint. */
 #include "registry.h"
 
-static spool_yield_t run_one(spool__job_t *job)
+static spool_yield_t run_one(spool__worker_t *w, spool__job_t *job, unsigned from)
 {
     if (job == NULL)
         return SPOOL_YIELD_IDLE;
-    spool__job_execute(job);
+    spool__worker_run(w, job, from);
     return SPOOL_YIELD_EXECUTED;
 }
 
@@ -15,7 +15,9 @@ spool_yield_t spool_yield_now(void)
     spool__worker_t *w = spool__current_worker();
     if (w == NULL)
         return SPOOL_YIELD_OUTSIDE;
-    return run_one(spool__worker_find_work(w));
+    unsigned from;
+    spool__job_t *job = spool__worker_find_work(w, &from);
+    return run_one(w, job, from);
 }
 
 spool_yield_t spool_yield_local(void)
@@ -23,10 +25,11 @@ spool_yield_t spool_yield_local(void)
     spool__worker_t *w = spool__current_worker();
     if (w == NULL)
         return SPOOL_YIELD_OUTSIDE;
-    spool__job_t *job = spool__worker_take_local(w);
+    unsigned from;
+    spool__job_t *job = spool__worker_take_local(w, &from);
     if (job != NULL)
         SPOOL__STAT_INC(w->stats.jobs_executed);
-    return run_one(job);
+    return run_one(w, job, from);
 }
 
 int spool_current_thread_has_pending_tasks(void)

@@ -65,6 +65,12 @@ check lock_latch.c \
   -DSPOOL__LOCK_LATCH_SET_ORDER=memory_order_relaxed \
   -DSPOOL__LOCK_LATCH_SEEN_ORDER=memory_order_relaxed
 
+check trace_ring.c \
+  -DSPOOL__TRACE_CLAIM_FENCE=memory_order_relaxed \
+  -DSPOOL__TRACE_CHECK_FENCE=memory_order_relaxed \
+  -DSPOOL__TRACE_PUBLISH_ORDER=memory_order_relaxed \
+  -DSPOOL__TRACE_COUNT_ORDER=memory_order_relaxed
+
 if [ $status -ne 0 ]; then
   echo "model/genmc: FAILED"
   exit 1

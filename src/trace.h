@@ -1,0 +1,221 @@
+/*
+ * Internal: the timeline (spool_pool_trace_*).  Each worker records into a
+ * ring of its own; the protocol that lets any thread read a ring while its
+ * worker writes is in src/trace.md.
+ */
+#ifndef SPOOL_TRACE_H
+#define SPOOL_TRACE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "atomics.h"
+#include "job.h"
+
+/* Tracing compiled in (CMake SPOOL_TRACE, on by default). */
+#ifdef SPOOL_TRACING
+#define SPOOL__TRACE_ENABLED 1
+#else
+#define SPOOL__TRACE_ENABLED 0
+#endif
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#include <x86intrin.h>
+#define SPOOL__HAVE_TSC 1
+#endif
+
+/* What a record describes (info bits 0-3). */
+enum {
+    SPOOL__TRACE_JOB = 1,    /* a job run from the wait loop */
+    SPOOL__TRACE_WAIT = 2,   /* a joiner (fn set) or scope waiting, running others */
+    SPOOL__TRACE_SEARCH = 3, /* looking for work, idle */
+    SPOOL__TRACE_SLEEP = 4   /* blocked on the condvar until woken */
+};
+/* Where a job came from (info bits 4-7); the victim is in bits 8-23. */
+enum {
+    SPOOL__FROM_OWN = 0,
+    SPOOL__FROM_STOLEN = 1,
+    SPOOL__FROM_INJECTOR = 2,
+    SPOOL__FROM_BROADCAST = 3
+};
+#define SPOOL__TRACE_INFO(kind, from, victim, depth)                                           \
+    ((uint64_t)(kind) | (uint64_t)(from) << 4 | (uint64_t)(victim) << 8 |                     \
+     (uint64_t)(depth) << 32)
+
+/* Fields are atomics, stored and loaded relaxed (plain moves on x86-64 and
+ * AArch64), because a reader may copy a record while its worker overwrites
+ * it: trace.md says how the reader tells. */
+typedef struct spool__trace_record {
+    atomic_uint_least64_t start, end; /* clock ticks (spool__trace_now) */
+    atomic_uint_least64_t fn;         /* job, wait: the user function's address */
+    atomic_uint_least64_t arg;        /* job: its argument */
+    atomic_uint_least64_t info;       /* SPOOL__TRACE_INFO */
+} spool__trace_record_t;
+
+typedef struct spool__trace_ring {
+    /* Read by any thread (trace_write), written by the worker only. */
+    SPOOL__ALIGNED atomic_uint_least64_t claimed; /* records begun */
+    atomic_uint_least64_t written;                /* records complete */
+    /* The worker's own. */
+    uint64_t count;  /* = claimed = written between records */
+    size_t pos;      /* count % capacity */
+    unsigned depth;  /* traced jobs and waits open on this worker */
+    spool__trace_record_t *records;
+} spool__trace_ring_t;
+
+typedef struct spool__trace {
+    struct spool__trace *older; /* stopped traces, freed with the pool */
+    size_t capacity;            /* records per ring */
+    unsigned num_workers;
+    atomic_bool stopped;
+    uint64_t start_ticks;       /* spool__trace_now() at start */
+    uint64_t start_ns;          /* CLOCK_MONOTONIC at start */
+    uint64_t stop_ticks, stop_ns; /* at stop; 0 while running */
+    spool__trace_ring_t rings[];
+} spool__trace_t;
+
+/* Per pool (struct spool_pool). */
+typedef struct spool__trace_state {
+    /* The trace being recorded, NULL when none.  Written under lock. */
+    _Atomic(spool__trace_t *) current;
+    spool__trace_t *last; /* the newest trace, running or stopped */
+    pthread_mutex_t lock; /* serialises start, stop and write */
+    char *env_path;       /* SPOOL_TRACE's path (substituted), written on destroy */
+} spool__trace_state_t;
+
+/* The clock: the TSC where the kernel itself keeps time with it (then it is
+ * invariant and synchronised across cores), else CLOCK_MONOTONIC in ns. */
+extern bool spool__trace_use_tsc;
+
+static inline uint64_t spool__trace_now(void)
+{
+#ifdef SPOOL__HAVE_TSC
+    if (spool__trace_use_tsc)
+        return __rdtsc();
+#endif
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline spool__trace_t *spool__trace_current(spool__trace_state_t *s)
+{
+    /* Acquire pairs with the release store in spool_pool_trace_start: the
+     * rings are allocated and zeroed. */
+    return atomic_load_explicit(&s->current, memory_order_acquire);
+}
+
+/* The orders of the ring protocol (trace.md), macros so that the GenMC
+ * client (model/genmc/trace_ring.c) can build mutants that weaken them. */
+#ifndef SPOOL__TRACE_CLAIM_FENCE
+#define SPOOL__TRACE_CLAIM_FENCE memory_order_release
+#endif
+#ifndef SPOOL__TRACE_PUBLISH_ORDER
+#define SPOOL__TRACE_PUBLISH_ORDER memory_order_release
+#endif
+#ifndef SPOOL__TRACE_COUNT_ORDER
+#define SPOOL__TRACE_COUNT_ORDER memory_order_acquire
+#endif
+#ifndef SPOOL__TRACE_CHECK_FENCE
+#define SPOOL__TRACE_CHECK_FENCE memory_order_acquire
+#endif
+
+/* Appends one record to ring r; called by r's worker only.  No lock, no
+ * read-modify-write: a full ring overwrites its oldest record. */
+static inline void spool__trace_put(spool__trace_ring_t *r, size_t capacity, uint64_t start,
+                                    uint64_t end, uint64_t fn, uint64_t arg, uint64_t info)
+{
+    uint64_t n = r->count + 1;
+    atomic_store_explicit(&r->claimed, n, memory_order_relaxed);
+    /* Release fence: pairs with the reader's acquire fence before it reads
+     * claimed.  A reader that sees any field stored below also sees this
+     * claim, and so discards the record this one overwrites (trace.md). */
+    atomic_thread_fence(SPOOL__TRACE_CLAIM_FENCE);
+    spool__trace_record_t *rec = &r->records[r->pos];
+    atomic_store_explicit(&rec->start, start, memory_order_relaxed);
+    atomic_store_explicit(&rec->end, end, memory_order_relaxed);
+    atomic_store_explicit(&rec->fn, fn, memory_order_relaxed);
+    atomic_store_explicit(&rec->arg, arg, memory_order_relaxed);
+    atomic_store_explicit(&rec->info, info, memory_order_relaxed);
+    r->pos = r->pos + 1 == capacity ? 0 : r->pos + 1;
+    r->count = n;
+    /* Release pairs with the reader's acquire load of written: the record's
+     * fields are visible to a reader that counts it. */
+    atomic_store_explicit(&r->written, n, SPOOL__TRACE_PUBLISH_ORDER);
+}
+
+/* A record as read back. */
+typedef struct spool__trace_copy {
+    uint64_t start, end, fn, arg, info;
+} spool__trace_copy_t;
+
+/* Copies ring r's records that are complete and not being overwritten into
+ * out (room for capacity), oldest first, while r's worker may be writing;
+ * returns how many, and *recorded how many the worker ever completed.  Any
+ * thread, one at a time per ring. */
+static inline size_t spool__trace_ring_copy(const spool__trace_ring_t *r, size_t capacity,
+                                            spool__trace_copy_t *out, uint64_t *recorded)
+{
+    /* Acquire pairs with the release store of written in spool__trace_put:
+     * the fields of every counted record are visible. */
+    uint64_t written = atomic_load_explicit(&r->written, SPOOL__TRACE_COUNT_ORDER);
+    uint64_t first = written > capacity ? written - capacity : 0;
+    size_t n = 0;
+    for (uint64_t i = first; i < written; i++) {
+        const spool__trace_record_t *rec = &r->records[i % capacity];
+        spool__trace_copy_t *c = &out[n++];
+        c->start = atomic_load_explicit(&rec->start, memory_order_relaxed);
+        c->end = atomic_load_explicit(&rec->end, memory_order_relaxed);
+        c->fn = atomic_load_explicit(&rec->fn, memory_order_relaxed);
+        c->arg = atomic_load_explicit(&rec->arg, memory_order_relaxed);
+        c->info = atomic_load_explicit(&rec->info, memory_order_relaxed);
+    }
+    /* Acquire fence: pairs with the release fence in spool__trace_put.  If
+     * a load above read a field of record j + capacity (which overwrites
+     * record j), the claimed value read below counts record j + capacity,
+     * and record j is discarded. */
+    atomic_thread_fence(SPOOL__TRACE_CHECK_FENCE);
+    uint64_t claimed = atomic_load_explicit(&r->claimed, memory_order_relaxed);
+    uint64_t valid_from = claimed > capacity ? claimed - capacity : 0;
+    size_t skip = valid_from > first ? (size_t)(valid_from - first) : 0;
+    if (skip > n)
+        skip = n;
+    for (size_t k = skip; k < n; k++)
+        out[k - skip] = out[k];
+    *recorded = written;
+    return n - skip;
+}
+
+/* What a job will run: the user's function and argument.  Read before the
+ * job runs (its memory may be gone after).  fn is 0 if unknown. */
+typedef struct spool__job_info {
+    uint64_t fn, arg;
+} spool__job_info_t;
+
+static inline uint64_t spool__fn_bits(void (*fn)(void))
+{
+    return (uint64_t)(uintptr_t)fn;
+}
+
+void spool__trace_describe(const spool__job_t *job, spool__job_info_t *info);
+/* Each job kind's part of describe: true if job is of that kind. */
+bool spool__join_describe(const spool__job_t *job, spool__job_info_t *info);
+bool spool__spawn_describe(const spool__job_t *job, spool__job_info_t *info);
+bool spool__scope_describe(const spool__job_t *job, spool__job_info_t *info);
+bool spool__broadcast_describe(const spool__job_t *job, spool__job_info_t *info);
+bool spool__install_describe(const spool__job_t *job, spool__job_info_t *info);
+/* A loop part's join function: the user's body (or fold) instead. */
+bool spool__loop_describe(void (*fn)(void *), void *arg, spool__job_info_t *info);
+
+struct spool_pool;
+/* Pool creation (reads SPOOL_TRACE; 0 or an errno value), destroy once the
+ * workers are joined (writes SPOOL_TRACE's file), and freeing. */
+int spool__trace_init(struct spool_pool *pool);
+void spool__trace_finish(struct spool_pool *pool);
+void spool__trace_destroy(struct spool_pool *pool);
+
+#endif

@@ -1,0 +1,61 @@
+/* Internal: a trace read out of the rings, and its two file formats. */
+#ifndef SPOOL_TRACE_WRITE_H
+#define SPOOL_TRACE_WRITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace.h"
+
+typedef struct spool__span {
+    uint64_t start, end, fn, arg, info; /* as recorded */
+    double start_ns, end_ns;            /* from the trace's start */
+} spool__span_t;
+
+typedef struct spool__worker_snapshot {
+    spool__span_t *spans; /* oldest first */
+    size_t count;
+    uint64_t recorded; /* records ever written: lost = recorded - count */
+    uint64_t lost;
+    char name[48];
+} spool__worker_snapshot_t;
+
+typedef struct spool__fn_name {
+    uint64_t fn;
+    char *name;
+} spool__fn_name_t;
+
+typedef struct spool__snapshot {
+    spool__worker_snapshot_t *workers;
+    unsigned num_workers;
+    double duration_ns; /* start to stop (or now), or to the last span's end */
+    const char *clock;
+    spool__fn_name_t *names; /* sorted by fn */
+    size_t num_names;
+} spool__snapshot_t;
+
+static inline unsigned spool__span_kind(const spool__span_t *s)
+{
+    return (unsigned)(s->info & 15u);
+}
+static inline unsigned spool__span_from(const spool__span_t *s)
+{
+    return (unsigned)(s->info >> 4 & 15u);
+}
+static inline unsigned spool__span_victim(const spool__span_t *s)
+{
+    return (unsigned)(s->info >> 8 & 0xffffu);
+}
+static inline unsigned spool__span_depth(const spool__span_t *s)
+{
+    return (unsigned)(s->info >> 32);
+}
+
+/* The index of fn's entry in snap->names. */
+size_t spool__snapshot_name_index(const spool__snapshot_t *snap, uint64_t fn);
+
+/* 0, or the errno of the failing call (EIO if it set none). */
+int spool__trace_write_json(const spool__snapshot_t *snap, const char *path);
+int spool__trace_write_html(const spool__snapshot_t *snap, const char *path);
+
+#endif
