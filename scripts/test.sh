@@ -23,6 +23,7 @@ command -v clang >/dev/null 2>&1 || need+=(clang)
 command -v abidiff >/dev/null 2>&1 || need+=(abigail-tools)
 command -v man >/dev/null 2>&1 || need+=(man-db)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v spin >/dev/null 2>&1 || need+=(spin)
 command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
 [ -e /usr/include/cmocka.h ] || need+=(libcmocka-dev)
@@ -60,4 +61,14 @@ for v in "${variants[@]}"; do
   [ -n "$sanitize" ] && [ -z "$joins" ] && joins=50000
   # shellcheck disable=SC2086
   (cd "$dir" && SPOOL_TEST_OUTSIDE_JOINS=${joins:-500000} ctest --output-on-failure -j "$jobs" ${CTEST_ARGS:-})
+  if [ "$v" = thread ]; then
+    # Once more with every pool recording its timeline (SPOOL_TRACE): the
+    # workers write their rings while the pools run and are destroyed.
+    echo "=== spool tests: $v, with SPOOL_TRACE set"
+    rm -rf "$dir/trace-env" && mkdir -p "$dir/trace-env"
+    # shellcheck disable=SC2086
+    (cd "$dir" && SPOOL_TRACE="$PWD/trace-env/t-%p.json" SPOOL_TEST_OUTSIDE_JOINS=${joins:-500000} \
+       ctest --output-on-failure -j "$jobs" -L "unit|stress|example" -E "^model" ${CTEST_ARGS:-})
+    ls "$dir"/trace-env/*.json >/dev/null || { echo "scripts/test.sh: SPOOL_TRACE wrote no trace" >&2; exit 1; }
+  fi
 done

@@ -263,8 +263,10 @@ void spool__worker_wait_recorded(spool__worker_t *w, spool__core_latch_t *latch,
         uint64_t t0 = spool__trace_now();
         spool__worker_wait_until_cold(w, latch);
         ring->depth = depth;
-        spool__trace_put(ring, t->capacity, t0, spool__trace_now(),
-                         spool__fn_bits((void (*)(void))fn), (uint64_t)(uintptr_t)arg,
+        spool__job_info_t info = {spool__fn_bits((void (*)(void))fn), (uint64_t)(uintptr_t)arg};
+        if (fn != NULL)
+            spool__loop_describe(fn, arg, &info); /* a loop part: its body */
+        spool__trace_put(ring, t->capacity, t0, spool__trace_now(), info.fn, info.arg,
                          SPOOL__TRACE_INFO(SPOOL__TRACE_WAIT, 0, 0, depth));
         return;
     }

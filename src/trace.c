@@ -4,7 +4,12 @@
 #include "trace_write.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,22 +226,84 @@ static int compare_fn(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The name of the function at fn: its symbol if the dynamic linker knows
- * it, else object+offset (addr2line -e object offset resolves it). */
+/* The name of the function at value in the ELF file's own symbol table
+ * (.symtab: static functions too, unless the file is stripped), into out.
+ * False if the file or the symbol cannot be read.  Every offset read from
+ * the file is checked against its size. */
+static bool elf_symbol(const char *file, uint64_t value, char *out, size_t out_size)
+{
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    bool found = false;
+    void *map = MAP_FAILED;
+    if (fstat(fd, &st) == 0 && (size_t)st.st_size >= sizeof(ElfW(Ehdr)))
+        map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED)
+        return false;
+    const unsigned char *base = map;
+    size_t size = (size_t)st.st_size;
+    const ElfW(Ehdr) *eh = map;
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_shentsize != sizeof(ElfW(Shdr)) ||
+        eh->e_shoff > size || eh->e_shnum > (size - eh->e_shoff) / sizeof(ElfW(Shdr))) {
+        munmap(map, size);
+        return false;
+    }
+    const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(base + eh->e_shoff);
+    for (unsigned i = 0; i < eh->e_shnum && !found; i++) {
+        if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum)
+            continue;
+        const ElfW(Shdr) *strtab = &sh[sh[i].sh_link];
+        if (sh[i].sh_offset > size || sh[i].sh_size > size - sh[i].sh_offset ||
+            strtab->sh_offset > size || strtab->sh_size > size - strtab->sh_offset)
+            continue;
+        const ElfW(Sym) *sym = (const ElfW(Sym) *)(base + sh[i].sh_offset);
+        size_t n = sh[i].sh_size / sizeof(ElfW(Sym));
+        const char *names = (const char *)(base + strtab->sh_offset);
+        for (size_t k = 0; k < n; k++) {
+            if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC || sym[k].st_value != value ||
+                sym[k].st_name >= strtab->sh_size)
+                continue;
+            const char *name = names + sym[k].st_name;
+            size_t len = strnlen(name, strtab->sh_size - sym[k].st_name);
+            if (len == 0 || len == strtab->sh_size - sym[k].st_name)
+                continue;
+            snprintf(out, out_size, "%.*s", (int)len, name);
+            found = true;
+            break;
+        }
+    }
+    munmap(map, size);
+    return found;
+}
+
+/* The name of the function at fn: its dynamic symbol, else its symbol in
+ * its object's .symtab, else object+offset (addr2line -e object offset
+ * resolves it from debug information). */
 static char *resolve_name(uint64_t fn)
 {
     char buf[512];
     Dl_info dl;
     void *addr = (void *)(uintptr_t)fn;
-    if (fn == 0)
+    if (fn == 0) {
         snprintf(buf, sizeof buf, "?");
-    else if (dladdr(addr, &dl) != 0 && dl.dli_sname != NULL && dl.dli_saddr == addr)
-        snprintf(buf, sizeof buf, "%s", dl.dli_sname);
-    else if (dladdr(addr, &dl) != 0 && dl.dli_fname != NULL)
-        snprintf(buf, sizeof buf, "%s+0x%llx", dl.dli_fname,
-                 (unsigned long long)((uintptr_t)addr - (uintptr_t)dl.dli_fbase));
-    else
+    } else if (dladdr(addr, &dl) == 0 || dl.dli_fname == NULL) {
         snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)fn);
+    } else if (dl.dli_sname != NULL && dl.dli_saddr == addr) {
+        snprintf(buf, sizeof buf, "%s", dl.dli_sname);
+    } else {
+        uint64_t offset = (uint64_t)((uintptr_t)addr - (uintptr_t)dl.dli_fbase);
+        /* A position-independent object's symbols are relative to where it
+         * was loaded; a fixed-address executable's are absolute. */
+        const ElfW(Ehdr) *loaded = dl.dli_fbase;
+        uint64_t value = loaded->e_type == ET_DYN ? offset : fn;
+        const char *file = dl.dli_fname;
+        if (file[0] == '\0' || !elf_symbol(file, value, buf, sizeof buf))
+            snprintf(buf, sizeof buf, "%s+0x%llx", file[0] != '\0' ? file : "?",
+                     (unsigned long long)offset);
+    }
     return strdup(buf);
 }
 

@@ -124,6 +124,15 @@ static inline spool__trace_t *spool__trace_current(spool__trace_state_t *s)
 #define SPOOL__TRACE_CHECK_FENCE memory_order_acquire
 #endif
 
+/* ThreadSanitizer does not model fences (and warns about them); every
+ * field the fences order is an atomic, so it has no plain access to check
+ * against them anyway. */
+#if SPOOL__TSAN
+#define spool__trace_fence(order) atomic_signal_fence(order)
+#else
+#define spool__trace_fence(order) atomic_thread_fence(order)
+#endif
+
 /* Appends one record to ring r; called by r's worker only.  No lock, no
  * read-modify-write: a full ring overwrites its oldest record. */
 static inline void spool__trace_put(spool__trace_ring_t *r, size_t capacity, uint64_t start,
@@ -134,7 +143,7 @@ static inline void spool__trace_put(spool__trace_ring_t *r, size_t capacity, uin
     /* Release fence: pairs with the reader's acquire fence before it reads
      * claimed.  A reader that sees any field stored below also sees this
      * claim, and so discards the record this one overwrites (trace.md). */
-    atomic_thread_fence(SPOOL__TRACE_CLAIM_FENCE);
+    spool__trace_fence(SPOOL__TRACE_CLAIM_FENCE);
     spool__trace_record_t *rec = &r->records[r->pos];
     atomic_store_explicit(&rec->start, start, memory_order_relaxed);
     atomic_store_explicit(&rec->end, end, memory_order_relaxed);
@@ -178,7 +187,7 @@ static inline size_t spool__trace_ring_copy(const spool__trace_ring_t *r, size_t
      * a load above read a field of record j + capacity (which overwrites
      * record j), the claimed value read below counts record j + capacity,
      * and record j is discarded. */
-    atomic_thread_fence(SPOOL__TRACE_CHECK_FENCE);
+    spool__trace_fence(SPOOL__TRACE_CHECK_FENCE);
     uint64_t claimed = atomic_load_explicit(&r->claimed, memory_order_relaxed);
     uint64_t valid_from = claimed > capacity ? claimed - capacity : 0;
     size_t skip = valid_from > first ? (size_t)(valid_from - first) : 0;

@@ -1,0 +1,371 @@
+/*
+ * The timeline: spool_pool_trace_start/stop/write and SPOOL_TRACE.  The
+ * behaviour checks that need a JSON parser are in trace_check.py: this test
+ * writes traces and, beside each, what the checker must find in it
+ * (NAME.expect: one line per job, "job ARG WORKER"), into the directory
+ * SPOOL_TEST_TRACE_DIR (default: a new one under /tmp).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "registry.h"
+#include "test_util.h"
+
+static char dir[512];
+
+static const char *out_path(const char *name)
+{
+    static _Thread_local char path[640];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return path;
+}
+
+/* ---- a workload that knows where each job ran -------------------------- */
+
+enum { MAX_JOBS = 4096 };
+
+typedef struct job_record {
+    unsigned id;
+    atomic_int worker; /* where it ran; -1 before */
+} job_record_t;
+
+static job_record_t jobs[MAX_JOBS];
+
+static void busy_wait_us(unsigned us)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+    while ((t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000 < (long)us);
+}
+
+static void spawned(spool_scope_t *scope, void *arg)
+{
+    (void)scope;
+    job_record_t *j = arg;
+    atomic_store(&j->worker, spool_current_thread_index());
+    busy_wait_us(20);
+}
+
+static void leaf_b(void *arg)
+{
+    busy_wait_us(30);
+    (void)arg;
+}
+
+static void leaf_a(void *arg)
+{
+    busy_wait_us(30);
+    (void)arg;
+}
+
+/* Joins whose second halves get stolen: waits and flows on the timeline. */
+static void join_tree(void *arg)
+{
+    uintptr_t depth = (uintptr_t)arg;
+    if (depth == 0) {
+        spool_join(leaf_a, NULL, leaf_b, NULL);
+        return;
+    }
+    spool_join(join_tree, (void *)(depth - 1), join_tree, (void *)(depth - 1));
+}
+
+typedef struct workload {
+    unsigned count;
+} workload_t;
+
+static void spawn_all(spool_scope_t *scope, void *arg)
+{
+    workload_t *w = arg;
+    for (unsigned i = 0; i < w->count; i++)
+        assert_int_equal(spool_scope_spawn(scope, spawned, &jobs[i]), 0);
+}
+
+static void workload(void *arg)
+{
+    spool_scope(spawn_all, arg);
+    join_tree((void *)(uintptr_t)6);
+}
+
+static void reset_jobs(unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        jobs[i].id = i;
+        atomic_store(&jobs[i].worker, -1);
+    }
+}
+
+/* NAME.expect for the checker: every spawned job, by argument, and where it
+ * ran; `lost WORKER N` lines when the test knows the losses. */
+static void write_expect(const char *name, unsigned n)
+{
+    char file[600];
+    snprintf(file, sizeof file, "%s/%s.expect", dir, name);
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    for (unsigned i = 0; i < n; i++)
+        fprintf(f, "job 0x%llx %d\n", (unsigned long long)(uintptr_t)&jobs[i],
+                atomic_load(&jobs[i].worker));
+    assert_int_equal(fclose(f), 0);
+}
+
+static void test_records_jobs_where_they_ran(void **state)
+{
+    (void)state;
+    spool_config_t config = {.num_threads = 3, .thread_name = "traced"};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    assert_int_equal(spool_pool_trace_start(pool, 1 << 15), 0);
+    unsigned n = (unsigned)test_iters("SPOOL_TEST_TRACE_JOBS", 600);
+    if (n > MAX_JOBS)
+        n = MAX_JOBS;
+    reset_jobs(n);
+    workload_t w = {n};
+    assert_int_equal(spool_pool_install(pool, workload, &w), 0);
+    assert_int_equal(spool_pool_trace_stop(pool), 0);
+    assert_int_equal(spool_pool_trace_write(pool, out_path("jobs.json")), 0);
+    assert_int_equal(spool_pool_trace_write(pool, out_path("jobs.html")), 0);
+    write_expect("jobs", n);
+    /* The rings held everything: no loss to excuse a missing job. */
+    spool__trace_t *t = pool->trace.last;
+    for (unsigned i = 0; i < 3; i++)
+        assert_true(atomic_load(&t->rings[i].written) <= t->capacity);
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
+/* ---- a full ring ------------------------------------------------------------- */
+
+static void note_ran(void *arg)
+{
+    job_record_t *j = arg;
+    atomic_store(&j->worker, spool_current_thread_index());
+}
+
+static void test_full_ring_keeps_the_newest(void **state)
+{
+    (void)state;
+    spool_config_t config = {.num_threads = 1};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    enum { CAPACITY = 8, INSTALLS = 100 };
+    assert_int_equal(spool_pool_trace_start(pool, CAPACITY), 0);
+    reset_jobs(INSTALLS);
+    for (unsigned i = 0; i < INSTALLS; i++)
+        assert_int_equal(spool_pool_install(pool, note_ran, &jobs[i]), 0);
+    assert_int_equal(spool_pool_trace_stop(pool), 0);
+    /* Read the ring as trace_write does: the newest CAPACITY records, and
+     * the count of all of them. */
+    spool__trace_t *t = pool->trace.last;
+    spool__trace_copy_t copy[CAPACITY];
+    uint64_t recorded;
+    size_t kept = spool__trace_ring_copy(&t->rings[0], CAPACITY, copy, &recorded);
+    assert_int_equal(kept, CAPACITY);
+    assert_true(recorded >= INSTALLS); /* a job record per install, and searches */
+    /* The job records kept are the last installs, in order. */
+    unsigned next = INSTALLS;
+    for (size_t k = CAPACITY; k-- > 0;) {
+        if ((copy[k].info & 15u) != SPOOL__TRACE_JOB)
+            continue;
+        next--;
+        assert_ptr_equal((void *)(uintptr_t)copy[k].arg, &jobs[next]);
+    }
+    assert_true(next < INSTALLS);
+    assert_int_equal(spool_pool_trace_write(pool, out_path("full.json")), 0);
+    char file[600];
+    snprintf(file, sizeof file, "%s/full.expect", dir);
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fprintf(f, "records 0 %d\nlost 0 %llu\n", CAPACITY,
+            (unsigned long long)(recorded - CAPACITY));
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
+/* ---- errors ------------------------------------------------------------------ */
+
+static void test_errors(void **state)
+{
+    (void)state;
+    assert_int_equal(spool_pool_trace_start(NULL, 16), EINVAL);
+    assert_int_equal(spool_pool_trace_stop(NULL), EINVAL);
+    assert_int_equal(spool_pool_trace_write(NULL, "x.json"), EINVAL);
+    spool_config_t config = {.num_threads = 2};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    assert_int_equal(spool_pool_trace_write(pool, out_path("never.json")), EINVAL);
+    assert_int_equal(spool_pool_trace_stop(pool), EALREADY);
+    assert_int_equal(spool_pool_trace_start(pool, 0), EINVAL);
+    assert_int_equal(spool_pool_trace_start(pool, SIZE_MAX / 2), ENOMEM);
+    assert_int_equal(spool_pool_trace_start(pool, 4096), 0);
+    assert_int_equal(spool_pool_trace_start(pool, 4096), EALREADY);
+    reset_jobs(64);
+    for (unsigned i = 0; i < 64; i++)
+        assert_int_equal(spool_pool_install(pool, note_ran, &jobs[i]), 0);
+    assert_int_equal(spool_pool_trace_stop(pool), 0);
+    assert_int_equal(spool_pool_trace_stop(pool), EALREADY);
+    assert_int_equal(spool_pool_trace_write(pool, NULL), EINVAL);
+    assert_int_equal(spool_pool_trace_write(pool, out_path("trace.txt")), EINVAL);
+    assert_int_equal(spool_pool_trace_write(pool, out_path("no-such-dir/t.json")), ENOENT);
+    assert_int_equal(spool_pool_trace_write(pool, out_path("no-such-dir/t.html")), ENOENT);
+    /* A path through a file, and a directory named like a trace. */
+    assert_int_equal(spool_pool_trace_write(pool, out_path("jobs.json/t.json")), ENOTDIR);
+    char sub[600];
+    snprintf(sub, sizeof sub, "%s/adir.json", dir);
+    assert_true(mkdir(sub, 0700) == 0 || errno == EEXIST);
+    assert_int_equal(spool_pool_trace_write(pool, sub), EISDIR);
+    /* Nothing lost: the trace is still there and complete after the
+     * failures.  The checker finds all 64 installs in it. */
+    assert_int_equal(spool_pool_trace_write(pool, out_path("after-errors.json")), 0);
+    write_expect("after-errors", 64);
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
+/* ---- start, stop and write while the pool runs, from any thread --------- */
+
+typedef struct churn {
+    spool_pool_t *pool;
+    atomic_bool stop;
+    atomic_uint writes_from_workers;
+} churn_t;
+
+static void small_job(spool_scope_t *scope, void *arg)
+{
+    (void)scope;
+    (void)arg;
+    busy_wait_us(5);
+}
+
+static void write_from_worker(void *arg)
+{
+    churn_t *c = arg;
+    char name[64];
+    unsigned k = atomic_fetch_add(&c->writes_from_workers, 1);
+    snprintf(name, sizeof name, "churn-worker-%u.json", k % 4);
+    /* EINVAL only before the first start. */
+    int err = spool_pool_trace_write(c->pool, out_path(name));
+    assert_true(err == 0 || err == EINVAL);
+}
+
+static void keep_busy(spool_scope_t *scope, void *arg)
+{
+    (void)arg;
+    for (unsigned i = 0; i < 64; i++)
+        assert_int_equal(spool_scope_spawn(scope, small_job, NULL), 0);
+}
+
+/* From outside: jobs that write the trace from a worker. */
+static void *submitter(void *arg)
+{
+    churn_t *c = arg;
+    while (!atomic_load(&c->stop)) {
+        assert_int_equal(spool_pool_install(c->pool, write_from_worker, c), 0);
+        busy_wait_us(200);
+    }
+    return NULL;
+}
+
+static void run_scope(void *arg)
+{
+    spool_scope(keep_busy, arg);
+}
+
+static void *busy_submitter(void *arg)
+{
+    churn_t *c = arg;
+    while (!atomic_load(&c->stop))
+        assert_int_equal(spool_pool_install(c->pool, run_scope, c), 0);
+    return NULL;
+}
+
+static void test_start_stop_write_while_running(void **state)
+{
+    (void)state;
+    spool_config_t config = {.num_threads = 3};
+    churn_t c = {.writes_from_workers = 0};
+    assert_int_equal(spool_pool_create(&config, &c.pool), 0);
+    atomic_init(&c.stop, false);
+    pthread_t busy, writer;
+    assert_int_equal(pthread_create(&busy, NULL, busy_submitter, &c), 0);
+    assert_int_equal(pthread_create(&writer, NULL, submitter, &c), 0);
+    unsigned rounds = (unsigned)test_iters("SPOOL_TEST_TRACE_ROUNDS", 30);
+    for (unsigned r = 0; r < rounds; r++) {
+        /* Small rings: they wrap while being read. */
+        assert_int_equal(spool_pool_trace_start(c.pool, 64 + r), 0);
+        busy_wait_us(500);
+        char name[64];
+        snprintf(name, sizeof name, "churn-%u.%s", r % 4, r % 2 ? "html" : "json");
+        assert_int_equal(spool_pool_trace_write(c.pool, out_path(name)), 0);
+        assert_int_equal(spool_pool_trace_stop(c.pool), 0);
+    }
+    atomic_store(&c.stop, true);
+    pthread_join(busy, NULL);
+    pthread_join(writer, NULL);
+    assert_true(atomic_load(&c.writes_from_workers) > 0);
+    assert_int_equal(spool_pool_destroy(c.pool), 0);
+}
+
+/* ---- SPOOL_TRACE ----------------------------------------------------------- */
+
+static void test_environment(void **state)
+{
+    (void)state;
+    char pattern[600];
+    snprintf(pattern, sizeof pattern, "%s/env-%%p.json", dir);
+    char *old = getenv("SPOOL_TRACE") ? strdup(getenv("SPOOL_TRACE")) : NULL;
+    setenv("SPOOL_TRACE", pattern, 1);
+    spool_config_t config = {.num_threads = 2};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    /* Already recording: the environment started it. */
+    assert_int_equal(spool_pool_trace_start(pool, 16), EALREADY);
+    reset_jobs(32);
+    for (unsigned i = 0; i < 32; i++)
+        assert_int_equal(spool_pool_install(pool, note_ran, &jobs[i]), 0);
+    assert_int_equal(spool_pool_destroy(pool), 0); /* writes the file */
+    char file[700];
+    snprintf(file, sizeof file, "%s/env-%ld.json", dir, (long)getpid());
+    struct stat st;
+    assert_int_equal(stat(file, &st), 0);
+    assert_true(st.st_size > 0);
+    char expect[700];
+    snprintf(expect, sizeof expect, "env-%ld", (long)getpid());
+    write_expect(expect, 32);
+    if (old != NULL) {
+        setenv("SPOOL_TRACE", old, 1);
+        free(old);
+    } else {
+        unsetenv("SPOOL_TRACE");
+    }
+}
+
+int main(void)
+{
+    /* These tests start their own traces (test_environment sets it itself):
+     * the suite may run with SPOOL_TRACE set for every other test. */
+    unsetenv("SPOOL_TRACE");
+    const char *d = getenv("SPOOL_TEST_TRACE_DIR");
+    if (d != NULL && d[0] != '\0') {
+        snprintf(dir, sizeof dir, "%s", d);
+        mkdir(dir, 0700);
+    } else {
+        snprintf(dir, sizeof dir, "/tmp/spool-trace-XXXXXX");
+        if (mkdtemp(dir) == NULL)
+            return 1;
+    }
+    printf("traces in %s\n", dir);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_records_jobs_where_they_ran),
+        cmocka_unit_test(test_full_ring_keeps_the_newest),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_start_stop_write_while_running),
+        cmocka_unit_test(test_environment),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
