@@ -6,7 +6,10 @@
 #include <errno.h>
 #include <stdlib.h>
 
+/* A model checker's client sets a smaller one, to reach growth. */
+#ifndef SPOOL__DEQUE_INITIAL_CAPACITY
 #define SPOOL__DEQUE_INITIAL_CAPACITY 256
+#endif
 
 static spool__deque_buf_t *buf_new(int64_t capacity)
 {

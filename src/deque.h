@@ -23,6 +23,21 @@
 #include "atomics.h"
 #include "job.h"
 
+/* The orders and the fence of the protocol, macros so that the GenMC client
+ * (model/genmc/chase_lev.c) can build mutants that weaken them. */
+#ifndef SPOOL__DEQUE_PUBLISH_ORDER
+#define SPOOL__DEQUE_PUBLISH_ORDER memory_order_release
+#endif
+#ifndef SPOOL__DEQUE_STEAL_BOTTOM_ORDER
+#define SPOOL__DEQUE_STEAL_BOTTOM_ORDER memory_order_acquire
+#endif
+#ifndef SPOOL__DEQUE_POP_FENCED
+#define SPOOL__DEQUE_POP_FENCED 1
+#endif
+#ifndef SPOOL__DEQUE_STEAL_FENCED
+#define SPOOL__DEQUE_STEAL_FENCED 1
+#endif
+
 typedef struct spool__deque_buf spool__deque_buf_t;
 struct spool__deque_buf {
     int64_t mask; /* capacity - 1; capacity is a power of two */
@@ -90,7 +105,7 @@ static inline bool spool__deque_push(spool__deque_t *d, spool__job_t *job)
     atomic_store_explicit(&buf->slots[b & buf->mask], job, memory_order_relaxed);
     /* Release pairs with the acquire load of bottom in spool__deque_steal:
      * a thief that sees the new bottom sees the slot and the job's fields. */
-    atomic_store_explicit(&d->bottom, b + 1, memory_order_release);
+    atomic_store_explicit(&d->bottom, b + 1, SPOOL__DEQUE_PUBLISH_ORDER);
     return true;
 }
 
@@ -111,7 +126,8 @@ static inline spool__job_t *spool__deque_pop(spool__deque_t *d)
     atomic_store_explicit(&d->bottom, b, memory_order_release);
     /* Pairs with the fence in spool__deque_steal: either the thief sees the
      * decremented bottom, or we see its incremented top. */
-    spool__fence_seq_cst();
+    if (SPOOL__DEQUE_POP_FENCED)
+        spool__fence_seq_cst();
     int64_t t = atomic_load_explicit(&d->top, memory_order_relaxed);
     if (t > b) {
         /* Empty: restore.  Release as above. */
@@ -138,11 +154,11 @@ static inline spool__steal_t spool__deque_take_oldest(spool__deque_t *d, spool__
 {
     /* Acquire pairs with the CAS on top by other thieves and the owner. */
     int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
-    if (fenced)
+    if (fenced && SPOOL__DEQUE_STEAL_FENCED)
         /* Pairs with the fence in spool__deque_pop. */
         spool__fence_seq_cst();
     /* Acquire pairs with the release stores of bottom by the owner. */
-    int64_t b = atomic_load_explicit(&d->bottom, memory_order_acquire);
+    int64_t b = atomic_load_explicit(&d->bottom, SPOOL__DEQUE_STEAL_BOTTOM_ORDER);
     if (t >= b)
         return SPOOL__STEAL_EMPTY;
     /* Acquire pairs with the release store of buf in spool__deque_grow. */

@@ -65,6 +65,12 @@ check lock_latch.c \
   -DSPOOL__LOCK_LATCH_SET_ORDER=memory_order_relaxed \
   -DSPOOL__LOCK_LATCH_SEEN_ORDER=memory_order_relaxed
 
+check chase_lev.c \
+  -DSPOOL__DEQUE_PUBLISH_ORDER=memory_order_relaxed \
+  -DSPOOL__DEQUE_STEAL_BOTTOM_ORDER=memory_order_relaxed \
+  -DSPOOL__DEQUE_POP_FENCED=0 \
+  -DSPOOL__DEQUE_STEAL_FENCED=0
+
 check trace_ring.c \
   -DSPOOL__TRACE_CLAIM_FENCE=memory_order_relaxed \
   -DSPOOL__TRACE_CHECK_FENCE=memory_order_relaxed \

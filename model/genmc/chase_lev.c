@@ -1,0 +1,88 @@
+/*
+ * GenMC client for the Chase-Lev deque (src/deque.h, src/deque.c), under
+ * RC11 and IMM.  The owner (main) writes a plain payload into each of JOBS
+ * jobs and pushes them on a deque of capacity 2 (so the third push grows
+ * it while thieves may be reading the old buffer), then pops until the
+ * deque is empty; THIEVES threads steal once each, and once more after a
+ * lost race.  Whoever takes a job reads its payload (plain: GenMC reports a
+ * data race if the push did not publish it) and counts the take; at the end
+ * every job must have been taken exactly once (a job both popped and
+ * stolen, or lost, fails the assertion).
+ *
+ * Mutants (model/genmc/check.sh), each must be rejected:
+ *   -DSPOOL__DEQUE_PUBLISH_ORDER=memory_order_relaxed      (push's bottom store)
+ *   -DSPOOL__DEQUE_STEAL_BOTTOM_ORDER=memory_order_relaxed (the thief's bottom load)
+ *   -DSPOOL__DEQUE_POP_FENCED=0                            (pop's fence gone)
+ *   -DSPOOL__DEQUE_STEAL_FENCED=0                          (the thief's fence gone)
+ */
+#include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#define SPOOL__MODEL_CHECK 1
+#define SPOOL__DEQUE_INITIAL_CAPACITY 2
+#include "deque.c"
+
+int spool__test_deque_grow_fails(void)
+{
+    return 0;
+}
+
+#ifndef JOBS
+#define JOBS 3
+#endif
+#ifndef THIEVES
+#define THIEVES 2
+#endif
+
+typedef struct test_job {
+    spool__job_t base; /* first: the deque carries &base */
+    int payload;       /* plain, written before the push */
+    atomic_int taken;
+} test_job_t;
+
+static test_job_t jobs[JOBS];
+static spool__deque_t deque;
+
+static void take(spool__job_t *job)
+{
+    test_job_t *j = (test_job_t *)job;
+    assert(j->payload == (int)(j - jobs) + 1);
+    atomic_fetch_add_explicit(&j->taken, 1, memory_order_relaxed);
+}
+
+static void *thief(void *arg)
+{
+    (void)arg;
+    for (int tries = 0; tries < 2; tries++) {
+        spool__job_t *job;
+        spool__steal_t r = spool__deque_steal(&deque, &job);
+        if (r == SPOOL__STEAL_SUCCESS)
+            take(job);
+        if (r != SPOOL__STEAL_RETRY)
+            break;
+    }
+    return NULL;
+}
+
+int main(void)
+{
+    spool__deque_init(&deque);
+    pthread_t t[THIEVES];
+    for (int i = 0; i < THIEVES; i++)
+        pthread_create(&t[i], NULL, thief, NULL);
+    for (int i = 0; i < JOBS; i++) {
+        jobs[i].payload = i + 1;
+        assert(spool__deque_push(&deque, &jobs[i].base));
+    }
+    spool__job_t *job;
+    while ((job = spool__deque_pop(&deque)) != NULL)
+        take(job);
+    for (int i = 0; i < THIEVES; i++)
+        pthread_join(t[i], NULL);
+    /* Pop returned NULL: the deque was empty, or a thief won the last job. */
+    for (int i = 0; i < JOBS; i++)
+        assert(atomic_load_explicit(&jobs[i].taken, memory_order_relaxed) == 1);
+    return 0;
+}
