@@ -467,8 +467,7 @@ SPOOL_API int spool_pool_stats(const spool_pool_t *pool, unsigned index, spool_w
  * own, every job it runs from its main loop or while waiting (with the
  * user function and argument, and whether it came from its own deque, was
  * stolen from worker k, injected from outside or broadcast), every wait
- * for a stolen half of a join or for a scope, every search for work and
- * every sleep.  A join whose second half is taken back by its own worker is
+ * for a stolen half of a join, every search for work and every sleep.  A join whose second half is taken back by its own worker is
  * not recorded (it costs nothing).  Recording takes no lock, no
  * read-modify-write and no allocation; a full ring drops its oldest record
  * and counts the loss.  A worker that is busy when the trace starts joins it

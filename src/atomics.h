@@ -8,9 +8,11 @@
 #define SPOOL__ALIGNED _Alignas(SPOOL__CACHE_LINE)
 
 #if defined(__GNUC__)
+#define SPOOL__NOINLINE __attribute__((noinline))
 #define SPOOL__LIKELY(x) __builtin_expect(!!(x), 1)
 #define SPOOL__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
+#define SPOOL__NOINLINE
 #define SPOOL__LIKELY(x) (x)
 #define SPOOL__UNLIKELY(x) (x)
 #endif

@@ -170,15 +170,23 @@ void spool__worker_run(spool__worker_t *w, spool__job_t *job, unsigned from);
  * are none. */
 void spool__worker_wait_until_cold(spool__worker_t *w, spool__core_latch_t *latch);
 
-/* As spool__worker_wait_until, recorded on the timeline as a wait (for fn,
- * the stolen half of a join; NULL for a scope). */
-void spool__worker_wait_recorded(spool__worker_t *w, spool__core_latch_t *latch,
-                                 void (*fn)(void *), void *arg);
-
 static inline void spool__worker_wait_until(spool__worker_t *w, spool__core_latch_t *latch)
 {
     if (!spool__core_latch_probe(latch))
         spool__worker_wait_until_cold(w, latch);
+}
+
+void spool__worker_wait_recorded_cold(spool__worker_t *w, spool__core_latch_t *latch,
+                                      void (*fn)(void *), void *arg);
+
+/* As spool__worker_wait_until, recorded on the timeline as a wait for fn,
+ * the stolen half of a join.  The probe stays inline: a
+ * scope whose jobs are done pays no call. */
+static inline void spool__worker_wait_recorded(spool__worker_t *w, spool__core_latch_t *latch,
+                                               void (*fn)(void *), void *arg)
+{
+    if (!spool__core_latch_probe(latch))
+        spool__worker_wait_recorded_cold(w, latch, fn, arg);
 }
 
 #endif

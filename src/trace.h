@@ -31,7 +31,7 @@
 /* What a record describes (info bits 0-3). */
 enum {
     SPOOL__TRACE_JOB = 1,    /* a job run from the wait loop */
-    SPOOL__TRACE_WAIT = 2,   /* a joiner (fn set) or scope waiting, running others */
+    SPOOL__TRACE_WAIT = 2,   /* a joiner waiting for its stolen half, running others */
     SPOOL__TRACE_SEARCH = 3, /* looking for work, idle */
     SPOOL__TRACE_SLEEP = 4   /* blocked on the condvar until woken */
 };

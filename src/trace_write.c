@@ -304,7 +304,7 @@ int spool__trace_write_html(const spool__snapshot_t *snap, const char *path)
                    "SPOOL_TRACE_RECORDS or records_per_worker keeps them).", lost);
     fputs(" Wheel: zoom; drag: pan; double-click: whole trace; hover: details.</div>\n"
           "<div class=\"key\"><i style=\"background:hsl(40,62%,62%)\"></i>job (colour per function)"
-          "<i style=\"border:1px dashed #444;height:8px\"></i>wait for a stolen half or a scope"
+          "<i style=\"border:1px dashed #444;height:8px\"></i>wait for a stolen half"
           "<i style=\"background:#c9c9c9;height:4px\"></i>search"
           "<i style=\"background:#6b6b9a\"></i>sleep"
           "<i style=\"background:#c00;width:8px\"></i>steal (line from the victim)</div>\n"
