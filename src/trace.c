@@ -69,6 +69,7 @@ static void clock_pair(uint64_t *ticks, uint64_t *ns)
 
 static void trace_free(spool__trace_t *t)
 {
+    free(t->stop_written);
     for (unsigned i = 0; i < t->num_workers; i++)
         free(t->rings[i].records);
     free(t);
@@ -86,6 +87,12 @@ static spool__trace_t *trace_new(unsigned num_workers, size_t capacity)
     memset(t, 0, size);
     t->capacity = capacity;
     t->num_workers = num_workers;
+    /* Allocated now: stopping must not fail for want of memory. */
+    t->stop_written = calloc(num_workers, sizeof *t->stop_written);
+    if (t->stop_written == NULL) {
+        free(t);
+        return NULL;
+    }
     for (unsigned i = 0; i < num_workers; i++) {
         /* calloc: the pages are touched when a record lands, not now. */
         t->rings[i].records = calloc(capacity, sizeof(spool__trace_record_t));
@@ -151,6 +158,11 @@ int spool_pool_trace_stop(spool_pool_t *pool)
         /* Relaxed: workers only compare the pointer with theirs; a worker
          * still recording into t is harmless (trace.md). */
         atomic_store_explicit(&s->current, NULL, memory_order_relaxed);
+        for (unsigned i = 0; i < t->num_workers; i++)
+            /* Relaxed: only the count is kept here; trace_write's copy
+             * acquires the records it reads. */
+            t->stop_written[i] = atomic_load_explicit(&t->rings[i].written, memory_order_relaxed);
+        t->stopped = true;
     }
     pthread_mutex_unlock(&s->lock);
     return err;
@@ -184,7 +196,8 @@ static int snapshot(spool_pool_t *pool, spool__trace_t *t, spool__snapshot_t *sn
             free(copy);
             return ENOMEM;
         }
-        ws->count = spool__trace_ring_copy(&t->rings[i], t->capacity, copy, &ws->recorded);
+        uint64_t limit = t->stopped ? t->stop_written[i] : UINT64_MAX;
+        ws->count = spool__trace_ring_copy(&t->rings[i], t->capacity, limit, copy, &ws->recorded);
         ws->lost = ws->recorded - ws->count;
         snprintf(ws->name, sizeof ws->name, "%s-%u", pool->thread_name, i);
         for (size_t k = 0; k < ws->count; k++) {

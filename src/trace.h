@@ -71,10 +71,14 @@ typedef struct spool__trace {
     struct spool__trace *older; /* stopped traces, freed with the pool */
     size_t capacity;            /* records per ring */
     unsigned num_workers;
-    atomic_bool stopped;
+    bool stopped; /* under the pool's trace lock */
     uint64_t start_ticks;       /* spool__trace_now() at start */
     uint64_t start_ns;          /* CLOCK_MONOTONIC at start */
     uint64_t stop_ticks, stop_ns; /* at stop; 0 while running */
+    /* At stop, each ring's written count: records completed later (a job
+     * or search that began before the stop) are left out, so that a
+     * stopped trace reads the same every time. */
+    uint64_t *stop_written;
     spool__trace_ring_t rings[];
 } spool__trace_t;
 
@@ -164,14 +168,18 @@ typedef struct spool__trace_copy {
 
 /* Copies ring r's records that are complete and not being overwritten into
  * out (room for capacity), oldest first, while r's worker may be writing;
- * returns how many, and *recorded how many the worker ever completed.  Any
+ * returns how many, and *recorded how many the worker had completed.  Only
+ * the first `limit` records ever written count (a stopped trace's).  Any
  * thread, one at a time per ring. */
 static inline size_t spool__trace_ring_copy(const spool__trace_ring_t *r, size_t capacity,
-                                            spool__trace_copy_t *out, uint64_t *recorded)
+                                            uint64_t limit, spool__trace_copy_t *out,
+                                            uint64_t *recorded)
 {
     /* Acquire pairs with the release store of written in spool__trace_put:
      * the fields of every counted record are visible. */
     uint64_t written = atomic_load_explicit(&r->written, SPOOL__TRACE_COUNT_ORDER);
+    if (written > limit)
+        written = limit;
     uint64_t first = written > capacity ? written - capacity : 0;
     size_t n = 0;
     for (uint64_t i = first; i < written; i++) {

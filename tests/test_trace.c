@@ -165,7 +165,7 @@ static void test_full_ring_keeps_the_newest(void **state)
     spool__trace_t *t = pool->trace.last;
     spool__trace_copy_t copy[CAPACITY];
     uint64_t recorded;
-    size_t kept = spool__trace_ring_copy(&t->rings[0], CAPACITY, copy, &recorded);
+    size_t kept = spool__trace_ring_copy(&t->rings[0], CAPACITY, UINT64_MAX, copy, &recorded);
     assert_int_equal(kept, CAPACITY);
     assert_true(recorded >= INSTALLS); /* a job record per install, and searches */
     /* The job records kept are the last installs, in order. */

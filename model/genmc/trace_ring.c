@@ -48,7 +48,7 @@ int main(void)
     pthread_create(&t, NULL, worker, NULL);
     spool__trace_copy_t out[CAPACITY];
     uint64_t recorded;
-    size_t n = spool__trace_ring_copy(&ring, CAPACITY, out, &recorded);
+    size_t n = spool__trace_ring_copy(&ring, CAPACITY, UINT64_MAX, out, &recorded);
     assert(n <= CAPACITY && n <= recorded);
     for (size_t k = 0; k < n; k++) {
         uint64_t want = recorded - n + k + 1; /* the newest n, in order */
