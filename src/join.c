@@ -28,10 +28,7 @@ bool spool__join_describe(const spool__job_t *job, spool__job_info_t *info)
     if (job->execute != join_job_execute)
         return false;
     const join_job_t *j = (const join_job_t *)job;
-    if (!spool__loop_describe(j->fn, j->arg, info)) {
-        info->fn = spool__fn_bits((void (*)(void))j->fn);
-        info->arg = (uint64_t)(uintptr_t)j->arg;
-    }
+    spool__trace_describe_call(j->fn, j->arg, info);
     return true;
 }
 

@@ -273,9 +273,8 @@ static SPOOL__NOINLINE void wait_recorded_traced(spool__worker_t *w, spool__core
     uint64_t t0 = spool__trace_now();
     spool__worker_wait_until_cold(w, latch);
     ring->depth = depth;
-    spool__job_info_t info = {spool__fn_bits((void (*)(void))fn), (uint64_t)(uintptr_t)arg};
-    if (fn != NULL)
-        spool__loop_describe(fn, arg, &info); /* a loop part: its body */
+    spool__job_info_t info;
+    spool__trace_describe_call(fn, arg, &info);
     spool__trace_put(ring, t->capacity, t0, spool__trace_now(), info.fn, info.arg,
                      SPOOL__TRACE_INFO(SPOOL__TRACE_WAIT, 0, 0, depth));
 }
@@ -719,10 +718,7 @@ bool spool__install_describe(const spool__job_t *job, spool__job_info_t *info)
     if (job->execute != install_job_execute)
         return false;
     const install_job_t *j = (const install_job_t *)job;
-    if (!spool__loop_describe(j->fn, j->arg, info)) {
-        info->fn = spool__fn_bits((void (*)(void))j->fn);
-        info->arg = (uint64_t)(uintptr_t)j->arg;
-    }
+    spool__trace_describe_call(j->fn, j->arg, info);
     return true;
 }
 

@@ -180,8 +180,7 @@ void spool__worker_wait_recorded_cold(spool__worker_t *w, spool__core_latch_t *l
                                       void (*fn)(void *), void *arg);
 
 /* As spool__worker_wait_until, recorded on the timeline as a wait for fn,
- * the stolen half of a join.  The probe stays inline: a
- * scope whose jobs are done pays no call. */
+ * the stolen half of a join.  The probe stays inline, as there. */
 static inline void spool__worker_wait_recorded(spool__worker_t *w, spool__core_latch_t *latch,
                                                void (*fn)(void *), void *arg)
 {

@@ -121,9 +121,7 @@ bool spool__scope_describe(const spool__job_t *job, spool__job_info_t *info)
 {
     if (job->execute != scope_job_execute)
         return false;
-    const spool__heap_job_t *h = (const spool__heap_job_t *)job;
-    info->fn = spool__fn_bits(h->job.fn);
-    info->arg = (uint64_t)(uintptr_t)h->job.arg;
+    spool__trace_describe_heap((const spool__heap_job_t *)job, info);
     return true;
 }
 

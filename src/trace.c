@@ -29,6 +29,14 @@ void spool__trace_describe(const spool__job_t *job, spool__job_info_t *info)
     info->arg = (uint64_t)(uintptr_t)job;
 }
 
+void spool__trace_describe_call(void (*fn)(void *), void *arg, spool__job_info_t *info)
+{
+    if (spool__loop_describe(fn, arg, info))
+        return;
+    info->fn = spool__fn_bits((void (*)(void))fn);
+    info->arg = (uint64_t)(uintptr_t)arg;
+}
+
 #if SPOOL__TRACE_ENABLED
 
 static uint64_t monotonic_ns(void)
@@ -108,6 +116,7 @@ static spool__trace_t *trace_new(unsigned num_workers, size_t capacity)
 static int trace_start_locked(spool_pool_t *pool, size_t records_per_worker)
 {
     spool__trace_state_t *s = &pool->trace;
+    /* Relaxed: current is only written under the lock the caller holds. */
     if (atomic_load_explicit(&s->current, memory_order_relaxed) != NULL)
         return EALREADY;
     pthread_once(&clock_once, choose_clock);
@@ -150,11 +159,12 @@ int spool_pool_trace_stop(spool_pool_t *pool)
         return err;
     spool__trace_state_t *s = &pool->trace;
     pthread_mutex_lock(&s->lock);
+    /* Relaxed: current is only written under this lock. */
     spool__trace_t *t = atomic_load_explicit(&s->current, memory_order_relaxed);
     if (t == NULL) {
         err = EALREADY;
     } else {
-        clock_pair(&t->stop_ticks, &t->stop_ns);
+        t->stop_ticks = spool__trace_now();
         /* Relaxed: workers only compare the pointer with theirs; a worker
          * still recording into t is harmless (trace.md). */
         atomic_store_explicit(&s->current, NULL, memory_order_relaxed);
@@ -184,7 +194,7 @@ static int snapshot(spool_pool_t *pool, spool__trace_t *t, spool__snapshot_t *sn
     double scale = 1.0;
     if (spool__trace_use_tsc && now_ticks > t->start_ticks && now_ns > t->start_ns)
         scale = (double)(now_ns - t->start_ns) / (double)(now_ticks - t->start_ticks);
-    uint64_t end_ticks = t->stop_ticks != 0 ? t->stop_ticks : now_ticks;
+    uint64_t end_ticks = t->stopped ? t->stop_ticks : now_ticks;
     snap->duration_ns = (double)(end_ticks - t->start_ticks) * scale;
     spool__trace_copy_t *copy = malloc(t->capacity * sizeof *copy);
     if (copy == NULL)

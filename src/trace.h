@@ -74,7 +74,7 @@ typedef struct spool__trace {
     bool stopped; /* under the pool's trace lock */
     uint64_t start_ticks;       /* spool__trace_now() at start */
     uint64_t start_ns;          /* CLOCK_MONOTONIC at start */
-    uint64_t stop_ticks, stop_ns; /* at stop; 0 while running */
+    uint64_t stop_ticks;        /* spool__trace_now() at stop */
     /* At stop, each ring's written count: records completed later (a job
      * or search that began before the stop) are left out, so that a
      * stopped trace reads the same every time. */
@@ -219,6 +219,15 @@ static inline uint64_t spool__fn_bits(void (*fn)(void))
 }
 
 void spool__trace_describe(const spool__job_t *job, spool__job_info_t *info);
+/* The description of a call fn(arg): the user's loop body if fn runs a part
+ * of a loop, else fn and arg themselves. */
+void spool__trace_describe_call(void (*fn)(void *), void *arg, spool__job_info_t *info);
+
+static inline void spool__trace_describe_heap(const spool__heap_job_t *h, spool__job_info_t *info)
+{
+    info->fn = spool__fn_bits(h->job.fn);
+    info->arg = (uint64_t)(uintptr_t)h->job.arg;
+}
 /* Each job kind's part of describe: true if job is of that kind. */
 bool spool__join_describe(const spool__job_t *job, spool__job_info_t *info);
 bool spool__spawn_describe(const spool__job_t *job, spool__job_info_t *info);

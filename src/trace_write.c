@@ -79,12 +79,13 @@ static void put_span_name(FILE *f, const spool__snapshot_t *snap, const spool__s
         snprintf(buf, sizeof buf, "wait for %s", fn_name(snap, s->fn));
         put_string(f, buf);
     } else {
-        fprintf(f, "\"%s\"", kind == SPOOL__TRACE_WAIT ? "wait" : kind_category(kind));
+        fprintf(f, "\"%s\"", kind_category(kind));
     }
 }
 
 static FILE *open_for_write(const char *path, int *err)
 {
+    errno = 0;
     FILE *f = fopen(path, "w");
     if (f == NULL)
         *err = errno != 0 ? errno : EIO;
@@ -101,8 +102,7 @@ static int close_written(FILE *f)
 
 int spool__trace_write_json(const spool__snapshot_t *snap, const char *path)
 {
-    int err = 0;
-    errno = 0;
+    int err;
     FILE *f = open_for_write(path, &err);
     if (f == NULL)
         return err;
@@ -288,8 +288,7 @@ static void put_percent(FILE *f, double part, double whole)
 
 int spool__trace_write_html(const spool__snapshot_t *snap, const char *path)
 {
-    int err = 0;
-    errno = 0;
+    int err;
     FILE *f = open_for_write(path, &err);
     if (f == NULL)
         return err;
