@@ -4,6 +4,8 @@
 #  - the protocol as built: no invalid end state (no lost wake-up, no
 #    deadlock) and no assertion failure, over the whole state space;
 #  - the same with a broadcast (-DBROADCAST);
+#  - the same with worker 0 holding a private job of the split deque
+#    (-DSPLIT), published on demand;
 #  - with each deliberate bug (-DNO_FINAL_CHECK, -DNO_JEC_BUMP, and
 #    -DNO_BCAST_FINAL_CHECK with a broadcast): spin must find the lost
 #    wake-up, else the model is too weak to trust.
@@ -52,6 +54,10 @@ must_fail -DNO_JEC_BUMP
 # Broadcasts: one injected job and a broadcast to every worker.
 as_built "with a broadcast" "-DBROADCAST -DINJECT=1"
 must_fail "-DBROADCAST -DINJECT=1 -DNO_BCAST_FINAL_CHECK"
+
+as_built "with a private job (split deque)" "-DSPLIT"
+must_fail "-DSPLIT -DNO_PUBLISH_POST"
+must_fail "-DSPLIT -DNO_DEMAND"
 # The lock latch of outside waiters: no lost wake-up, no use after free.
 model=lock_latch.pml
 as_built "as built" ""

@@ -29,7 +29,17 @@
  * only its own queue's jobs; an ordinary search may miss them, the final
  * check after SleepFence may not.
  *
+ * -DSPLIT: the split deque (src/deque.md).  Worker 0 also pushes a private
+ * job P after J (J, pushed on an empty deque, is public).  Searching workers
+ * never see P; a search that finds worker 0's public part empty raises
+ * demand.  After its task, worker 0 goes on forking (modelled: it blocks
+ * until demand is raised, which a real owner sees at its next fork or pop),
+ * publishes P with the post-work protocol, and waits until P has run
+ * elsewhere: a thief that raised demand and fell asleep must be woken.
+ *
  * Deliberate bugs, for showing that the model can fail:
+ *   -DNO_PUBLISH_POST       (SPLIT) publication skips the post-work protocol
+ *   -DNO_DEMAND             (SPLIT) a failed steal does not raise demand
  *   -DNO_FINAL_CHECK        the sleeper skips the final injector check
  *   -DNO_JEC_BUMP           posting a job does not bump the JEC
  *   -DNO_BCAST_FINAL_CHECK  the final check looks at the injector only, not
@@ -60,6 +70,9 @@ bool blocked[W];                /* is_blocked, guarded by mutex[i] */
 byte latch[W];                  /* each worker's terminate latch */
 byte bq[W];                     /* broadcast jobs queued for each worker */
 byte bdone;                     /* broadcast parts run */
+byte pdeque;                    /* published P on worker 0's deque (SPLIT) */
+bool demand;                    /* worker 0's demand flag (SPLIT) */
+bool p_done;                    /* P has run (SPLIT) */
 
 inline lock(m) { atomic { !m -> m = true } }
 inline unlock(m) { m = false }
@@ -130,7 +143,17 @@ proctype worker(byte me) {
         /* join-like: push J, then a task that needs J run by a thief */
         atomic { was_empty = (deque == 0); deque++ };
         new_jobs(was_empty);
-        internal_done
+        internal_done;
+#ifdef SPLIT
+        /* P was pushed private after J; the owner publishes it at its
+         * first fork or pop after a thief asked */
+        demand;
+        atomic { was_empty = (deque == 0 && pdeque == 0); pdeque++; demand = false };
+#ifndef NO_PUBLISH_POST
+        new_jobs(was_empty);
+#endif
+        p_done
+#endif
     :: else
     fi;
 
@@ -145,7 +168,15 @@ search:
     atomic {
         if
         :: deque > 0 -> deque--; job = 1
+        :: pdeque > 0 -> pdeque--; job = 4
         :: else ->
+#if defined(SPLIT) && !defined(NO_DEMAND)
+            /* worker 0's public part is empty: ask for its private jobs */
+            if
+            :: me != 0 -> demand = true
+            :: else
+            fi;
+#endif
             if
             :: bq[me] > 0 -> bq[me]--; job = 3
             :: injector > 0 -> injector--; job = 2
@@ -163,6 +194,7 @@ search:
             :: job == 1 -> internal_done = true; done++
             :: job == 2 -> done++
             :: job == 3 -> bdone++
+            :: job == 4 -> p_done = true
             fi
         };
         atomic { inactive++ };
@@ -281,6 +313,9 @@ proctype outside() {
     bdone == W;              /* a blocking broadcast: every part has run */
 #endif
     done == INJECT + 1;      /* every job has run */
+#ifdef SPLIT
+    p_done;
+#endif
     i = 0;
     do
     :: i < W -> latch_set(i); i++

@@ -95,7 +95,7 @@ static int broadcast_queue(spool_pool_t *reg, broadcast_t *b)
         }
     }
     for (unsigned i = 0; i < reg->num_threads; i++)
-        (void)spool__deque_push(&reg->workers[i].broadcasts, &b->base); /* reserved */
+        (void)spool__deque_push_public(&reg->workers[i].broadcasts, &b->base); /* reserved */
     pthread_mutex_unlock(&reg->broadcast_lock);
     spool__sleep_new_broadcast(&reg->sleep);
     return 0;

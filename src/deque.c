@@ -1,4 +1,4 @@
-/* Chase-Lev deque: the slow paths (see deque.h for the protocol). */
+/* The split Chase-Lev deque: the slow paths (see deque.h and deque.md). */
 #include "deque.h"
 
 #include "test_hooks.h"
@@ -28,7 +28,9 @@ int spool__deque_init(spool__deque_t *d)
     if (buf == NULL)
         return ENOMEM;
     atomic_init(&d->top, 0);
+    atomic_init(&d->split, 0);
     atomic_init(&d->bottom, 0);
+    atomic_init(&d->demand, 0);
     atomic_init(&d->buf, buf);
     d->retired = NULL;
     d->top_cache = 0;
@@ -63,4 +65,37 @@ spool__deque_buf_t *spool__deque_grow(spool__deque_t *d, int64_t top, int64_t bo
     old->retired_next = d->retired;
     d->retired = old;
     return buf;
+}
+
+spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b)
+{
+    /* No private job: bottom == split, and b is the newest public job's
+     * index, if there is one. */
+    spool__deque_buf_t *buf = atomic_load_explicit(&d->buf, memory_order_relaxed);
+    atomic_store_explicit(&d->bottom, b, memory_order_relaxed);
+    /* Release: every store to split is (see spool__deque_publish). */
+    atomic_store_explicit(&d->split, b, memory_order_release);
+    /* Pairs with the fence in spool__deque_take_oldest: either the thief
+     * sees the lowered split, or we see its incremented top. */
+    if (SPOOL__DEQUE_POP_FENCED)
+        spool__fence_seq_cst();
+    int64_t t = atomic_load_explicit(&d->top, memory_order_relaxed);
+    if (t > b) {
+        /* Empty: restore.  Release as above. */
+        atomic_store_explicit(&d->split, b + 1, memory_order_release);
+        atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
+        return NULL;
+    }
+    spool__job_t *job = atomic_load_explicit(&buf->slots[b & buf->mask], memory_order_relaxed);
+    if (t == b) {
+        /* Last job: race the thieves for it on top.  Seq-cst pairs with the
+         * thieves' CAS on top (one of us wins). */
+        if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst,
+                                                     memory_order_relaxed))
+            job = NULL;
+        /* Release: as for every store to split. */
+        atomic_store_explicit(&d->split, b + 1, memory_order_release);
+        atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
+    }
+    return job;
 }

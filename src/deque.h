@@ -1,17 +1,26 @@
 /*
- * Internal: Chase-Lev work-stealing deque (one per worker).
+ * Internal: a split Chase-Lev work-stealing deque (one per worker).
  *
- * The owner pushes and pops at the bottom; thieves steal at the top.  Memory
- * orders follow Le, Pop, Cohen and Zappa Nardelli, "Correct and Efficient
- * Work-Stealing for Weak Memory Models" (PPoPP 2013), with two changes:
- *  - every store to bottom is a release store (the paper uses a release
- *    fence before the store in push), so a thief that reads any value of
- *    bottom synchronizes with the owner's latest operation;
- *  - push reloads the buffer after growing it (the bug CDSChecker found).
- * Indices are signed 64-bit and never wrap in practice.  A grown-out buffer
- * may still be read by a thief that loaded it before the switch, so retired
- * buffers are kept on a list and freed with the deque (their total is below
- * the size of the live buffer).
+ * The owner pushes and pops at the bottom; thieves steal at the top.  The
+ * jobs in [top, split) are public: thieves see them, and taking one is the
+ * Chase-Lev protocol of Le, Pop, Cohen and Zappa Nardelli, "Correct and
+ * Efficient Work-Stealing for Weak Memory Models" (PPoPP 2013), with split
+ * in the role of the paper's bottom.  The jobs in [split, bottom) are
+ * private (van Dijk and van de Pol's split deque, as in Lace): only the
+ * owner writes split, so it pushes and pops them with plain loads and
+ * stores, no fence and no read-modify-write.  The owner publishes (moves
+ * split up to bottom with a release store) when a thief asked for work
+ * (demand), or when it pushes while no public job is left, so that an idle
+ * worker always finds the oldest job without waiting for the owner.
+ * deque.md has the protocol and why it is safe.
+ *
+ * Changes from the paper: every store to split is a release store, so a
+ * thief that reads any value of split synchronizes with the owner's latest
+ * publication; push reloads the buffer after growing it (the bug CDSChecker
+ * found).  Indices are signed 64-bit and never wrap in practice.  A
+ * grown-out buffer may still be read by a thief that loaded it before the
+ * switch, so retired buffers are kept on a list and freed with the deque
+ * (their total is below the size of the live buffer).
  */
 #ifndef SPOOL_DEQUE_H
 #define SPOOL_DEQUE_H
@@ -23,19 +32,24 @@
 #include "atomics.h"
 #include "job.h"
 
-/* The orders and the fence of the protocol, macros so that the GenMC client
- * (model/genmc/chase_lev.c) can build mutants that weaken them. */
+/* The orders and the fence of the protocol, macros so that the GenMC
+ * clients (model/genmc/chase_lev.c, split_deque.c) can build mutants that
+ * weaken them. */
 #ifndef SPOOL__DEQUE_PUBLISH_ORDER
 #define SPOOL__DEQUE_PUBLISH_ORDER memory_order_release
 #endif
-#ifndef SPOOL__DEQUE_STEAL_BOTTOM_ORDER
-#define SPOOL__DEQUE_STEAL_BOTTOM_ORDER memory_order_acquire
+#ifndef SPOOL__DEQUE_STEAL_SPLIT_ORDER
+#define SPOOL__DEQUE_STEAL_SPLIT_ORDER memory_order_acquire
 #endif
 #ifndef SPOOL__DEQUE_POP_FENCED
 #define SPOOL__DEQUE_POP_FENCED 1
 #endif
 #ifndef SPOOL__DEQUE_STEAL_FENCED
 #define SPOOL__DEQUE_STEAL_FENCED 1
+#endif
+/* Mutant only: 1 lets the owner pop privately one job below split. */
+#ifndef SPOOL__DEQUE_PRIVATE_SLACK
+#define SPOOL__DEQUE_PRIVATE_SLACK 0
 #endif
 
 typedef struct spool__deque_buf spool__deque_buf_t;
@@ -46,15 +60,21 @@ struct spool__deque_buf {
 };
 
 typedef struct spool__deque {
-    /* Thieves' word on its own line; the owner's words on the next. */
+    /* Thieves' CAS word on its own line. */
     SPOOL__ALIGNED atomic_int_least64_t top;
-    SPOOL__ALIGNED atomic_int_least64_t bottom;
+    /* What thieves read on every steal, written by the owner only when it
+     * publishes, pops a public job or grows; demand is the one word thieves
+     * write here, once per publication at most. */
+    SPOOL__ALIGNED atomic_int_least64_t split;
     _Atomic(spool__deque_buf_t *) buf;
-    spool__deque_buf_t *retired; /* owner only */
+    atomic_int demand; /* a thief found no public job: publish */
+    /* The owner's line.  bottom is atomic only for length hints. */
+    SPOOL__ALIGNED atomic_int_least64_t bottom;
     /* Owner only: a value of top read with acquire, not newer than top.
      * Push checks for room against it and reloads top only when the buffer
-     * looks full, so it does not pull the thieves' line on every push. */
+     * looks full. */
     int64_t top_cache;
+    spool__deque_buf_t *retired; /* owner only */
 } spool__deque_t;
 
 typedef enum {
@@ -68,11 +88,10 @@ int spool__deque_init(spool__deque_t *d);
 void spool__deque_destroy(spool__deque_t *d);
 /* Owner only: doubles the buffer.  Returns the new one, NULL if out of memory. */
 spool__deque_buf_t *spool__deque_grow(spool__deque_t *d, int64_t top, int64_t bottom);
+/* Owner only: the public pop (fence, and a CAS for the last job); see
+ * spool__deque_pop. */
+spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b);
 
-/*
- * Owner only.  Returns false (nothing pushed) if the buffer was full and
- * could not grow.
- */
 /* Owner only: the buffer, grown if slot b is not free; NULL if it could not
  * grow. */
 static inline spool__deque_buf_t *spool__deque_room(spool__deque_t *d, int64_t b)
@@ -96,6 +115,8 @@ static inline bool spool__deque_reserve(spool__deque_t *d)
     return spool__deque_room(d, atomic_load_explicit(&d->bottom, memory_order_relaxed)) != NULL;
 }
 
+/* Owner only: pushes job as a private job (see spool__deque_publish).
+ * False (nothing pushed) if the buffer was full and could not grow. */
 static inline bool spool__deque_push(spool__deque_t *d, spool__job_t *job)
 {
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
@@ -103,64 +124,93 @@ static inline bool spool__deque_push(spool__deque_t *d, spool__job_t *job)
     if (SPOOL__UNLIKELY(buf == NULL))
         return false;
     atomic_store_explicit(&buf->slots[b & buf->mask], job, memory_order_relaxed);
-    /* Release pairs with the acquire load of bottom in spool__deque_steal:
-     * a thief that sees the new bottom sees the slot and the job's fields. */
-    atomic_store_explicit(&d->bottom, b + 1, SPOOL__DEQUE_PUBLISH_ORDER);
+    atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
     return true;
 }
 
-/* Owner only, right after a push: did the deque hold no other job? */
-static inline bool spool__deque_was_empty_before_push(spool__deque_t *d)
+/* Owner only, after a push: should the private jobs be published now?  Yes
+ * if no public job is left, so that an idle worker finds the oldest job
+ * without waiting (a stale top only delays that to a later push).  A
+ * thief's demand needs no test here: it found no public job, and only the
+ * owner adds any, so top >= split still holds. */
+static inline bool spool__deque_wants_publish(spool__deque_t *d)
 {
-    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
-    return b - 1 <= atomic_load_explicit(&d->top, memory_order_relaxed);
+    return atomic_load_explicit(&d->top, memory_order_relaxed) >=
+           atomic_load_explicit(&d->split, memory_order_relaxed);
 }
 
-/* Owner only.  The most recently pushed job, or NULL. */
+/* Owner only: makes every private job public.  Returns how many; *was_empty
+ * says whether the public part looked empty before. */
+static inline int64_t spool__deque_publish(spool__deque_t *d, bool *was_empty)
+{
+    int64_t s = atomic_load_explicit(&d->split, memory_order_relaxed);
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    if (atomic_load_explicit(&d->demand, memory_order_relaxed) != 0)
+        atomic_store_explicit(&d->demand, 0, memory_order_relaxed);
+    *was_empty = atomic_load_explicit(&d->top, memory_order_relaxed) >= s;
+    if (b > s)
+        /* Release pairs with the acquire load of split in
+         * spool__deque_take_oldest: a thief that sees the new split sees
+         * the slots and the jobs' fields. */
+        atomic_store_explicit(&d->split, b, SPOOL__DEQUE_PUBLISH_ORDER);
+    return b - s;
+}
+
+/* Owner only: pushes job as a public job (a queue that is only taken from
+ * the top: a job FIFO, the broadcasts). */
+static inline bool spool__deque_push_public(spool__deque_t *d, spool__job_t *job)
+{
+    if (!spool__deque_push(d, job))
+        return false;
+    bool was_empty;
+    (void)spool__deque_publish(d, &was_empty);
+    return true;
+}
+
+/* Owner only.  The most recently pushed job, or NULL.  A private job is
+ * taken with plain loads and stores: no thief can take it, since thieves
+ * take only below split and only the owner moves split.  A public one
+ * needs the Chase-Lev pop (spool__deque_pop_public). */
 static inline spool__job_t *spool__deque_pop(spool__deque_t *d)
 {
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed) - 1;
-    spool__deque_buf_t *buf = atomic_load_explicit(&d->buf, memory_order_relaxed);
-    /* Release: see spool__deque_push (a thief reading this value of bottom
-     * synchronizes with this owner's earlier pushes). */
-    atomic_store_explicit(&d->bottom, b, memory_order_release);
-    /* Pairs with the fence in spool__deque_steal: either the thief sees the
-     * decremented bottom, or we see its incremented top. */
-    if (SPOOL__DEQUE_POP_FENCED)
-        spool__fence_seq_cst();
-    int64_t t = atomic_load_explicit(&d->top, memory_order_relaxed);
-    if (t > b) {
-        /* Empty: restore.  Release as above. */
-        atomic_store_explicit(&d->bottom, b + 1, memory_order_release);
-        return NULL;
+    if (SPOOL__LIKELY(b >= atomic_load_explicit(&d->split, memory_order_relaxed) -
+                               SPOOL__DEQUE_PRIVATE_SLACK)) {
+        spool__deque_buf_t *buf = atomic_load_explicit(&d->buf, memory_order_relaxed);
+        atomic_store_explicit(&d->bottom, b, memory_order_relaxed);
+        return atomic_load_explicit(&buf->slots[b & buf->mask], memory_order_relaxed);
     }
-    spool__job_t *job = atomic_load_explicit(&buf->slots[b & buf->mask], memory_order_relaxed);
-    if (t == b) {
-        /* Last job: race the thieves for it on top.  Seq-cst pairs with the
-         * thieves' CAS on top (one of us wins). */
-        if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst,
-                                                     memory_order_relaxed))
-            job = NULL;
-        /* Release: as for every store to bottom (see spool__deque_push). */
-        atomic_store_explicit(&d->bottom, b + 1, memory_order_release);
-    }
-    return job;
+    return spool__deque_pop_public(d, b);
 }
 
-/* Takes the oldest job into *out.  fenced: the owner may pop concurrently
- * (see spool__deque_steal); the caller passes a constant. */
+/* Owner only: has a thief asked for work while private jobs are left? */
+static inline bool spool__deque_demanded(spool__deque_t *d)
+{
+    return atomic_load_explicit(&d->demand, memory_order_relaxed) != 0 &&
+           atomic_load_explicit(&d->bottom, memory_order_relaxed) >
+               atomic_load_explicit(&d->split, memory_order_relaxed);
+}
+
+/* Takes the oldest public job into *out.  fenced: the owner may pop
+ * concurrently (see spool__deque_steal); ask: raise demand if there is
+ * none.  The caller passes constants. */
 static inline spool__steal_t spool__deque_take_oldest(spool__deque_t *d, spool__job_t **out,
-                                                      bool fenced)
+                                                      bool fenced, bool ask)
 {
     /* Acquire pairs with the CAS on top by other thieves and the owner. */
     int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
     if (fenced && SPOOL__DEQUE_STEAL_FENCED)
-        /* Pairs with the fence in spool__deque_pop. */
+        /* Pairs with the fence in spool__deque_pop_public. */
         spool__fence_seq_cst();
-    /* Acquire pairs with the release stores of bottom by the owner. */
-    int64_t b = atomic_load_explicit(&d->bottom, SPOOL__DEQUE_STEAL_BOTTOM_ORDER);
-    if (t >= b)
+    /* Acquire pairs with the release stores of split by the owner. */
+    int64_t s = atomic_load_explicit(&d->split, SPOOL__DEQUE_STEAL_SPLIT_ORDER);
+    if (t >= s) {
+        /* Relaxed: demand orders nothing.  The owner sees it at a later
+         * push or pop and publishes with a release store of split. */
+        if (ask && atomic_load_explicit(&d->demand, memory_order_relaxed) == 0)
+            atomic_store_explicit(&d->demand, 1, memory_order_relaxed);
         return SPOOL__STEAL_EMPTY;
+    }
     /* Acquire pairs with the release store of buf in spool__deque_grow. */
     spool__deque_buf_t *buf = atomic_load_explicit(&d->buf, memory_order_acquire);
     spool__job_t *job = atomic_load_explicit(&buf->slots[t & buf->mask], memory_order_relaxed);
@@ -173,19 +223,21 @@ static inline spool__steal_t spool__deque_take_oldest(spool__deque_t *d, spool__
     return SPOOL__STEAL_SUCCESS;
 }
 
-/* Any thread.  Takes the oldest job into *out. */
+/* Any thread.  Takes the oldest public job into *out; if there is none,
+ * asks the owner to publish its private ones. */
 static inline spool__steal_t spool__deque_steal(spool__deque_t *d, spool__job_t **out)
 {
-    return spool__deque_take_oldest(d, out, true);
+    return spool__deque_take_oldest(d, out, true, true);
 }
 
-/* Any thread, on a deque whose owner pushes but never pops (a job FIFO):
- * takes the oldest job.  With no pop there is no race with the owner for the
- * last job, and the thieves' fence, which pairs only with pop's, is not
- * needed; thieves still race each other through the CAS on top. */
+/* Any thread, on a deque whose owner pushes only public jobs and never pops
+ * (a job FIFO, the broadcasts): takes the oldest job.  With no pop there is
+ * no race with the owner for the last job, and the thieves' fence, which
+ * pairs only with pop's, is not needed; thieves still race each other
+ * through the CAS on top. */
 static inline spool__steal_t spool__deque_take_front(spool__deque_t *d, spool__job_t **out)
 {
-    return spool__deque_take_oldest(d, out, false);
+    return spool__deque_take_oldest(d, out, false, false);
 }
 
 /* Any thread; a snapshot that may be stale by the time it returns. */

@@ -35,7 +35,7 @@ void spool__job_fifo_delete(spool__job_fifo_t *f);
 /* Its worker only.  False (nothing pushed) if out of memory. */
 static inline bool spool__job_fifo_push(spool__job_fifo_t *f, spool__job_t *job)
 {
-    return spool__deque_push(&f->queue, job);
+    return spool__deque_push_public(&f->queue, job);
 }
 
 /* If job is a FIFO's indirect job, takes and returns the FIFO's job it

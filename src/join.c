@@ -50,7 +50,7 @@ static JOIN_COLD void join_finish(spool__worker_t *w, join_job_t *job_b, spool__
         spool__worker_run(w, job, SPOOL__FROM_OWN); /* left behind by a */
         if (spool__core_latch_probe(&job_b->latch.core))
             return;
-        job = spool__deque_pop(&w->deque);
+        job = spool__worker_pop(w);
     }
 }
 
@@ -73,7 +73,7 @@ static JOIN_INLINE void join_on_worker(spool__worker_t *w, spool_fn a, void *arg
     a(arg_a);
     /* The latch cannot be set while b is still in our deque, so pop first:
      * getting b back is the common case. */
-    spool__job_t *job = spool__deque_pop(&w->deque);
+    spool__job_t *job = spool__worker_pop(w);
     if (SPOOL__LIKELY(job == &job_b.base)) {
         SPOOL__STAT_INC(w->stats.jobs_executed);
         b(arg_b);

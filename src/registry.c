@@ -79,7 +79,7 @@ static spool__job_t *steal(spool__worker_t *w, unsigned *from_victim)
  * loop's *from is dead and compiled away. */
 static inline spool__job_t *take_local(spool__worker_t *w, unsigned *from)
 {
-    spool__job_t *job = spool__deque_pop(&w->deque);
+    spool__job_t *job = spool__worker_pop(w);
     *from = SPOOL__FROM_OWN;
     /* Broadcasts run once the own deque is empty, before stealing.  Only w
      * takes from its queue, so the take never loses a race. */
@@ -294,6 +294,19 @@ void spool__worker_wait_recorded_cold(spool__worker_t *w, spool__core_latch_t *l
     (void)arg;
 #endif
     wait_loop(w, latch, NULL); /* the untraced loop, with no second look */
+}
+
+void spool__worker_publish(spool__worker_t *w)
+{
+    bool was_empty;
+    int64_t n = spool__deque_publish(&w->deque, &was_empty);
+    if (n <= 0)
+        return;
+    /* Post-work protocol for internal jobs (no fence needed: sleep.md). */
+    spool__sleep_t *sleep = &w->registry->sleep;
+    uint64_t c = spool__sleep_load_counters(sleep);
+    if (spool__sleep_post_needs_work(c))
+        spool__sleep_new_jobs_cold(sleep, c, n > UINT_MAX ? UINT_MAX : (unsigned)n, was_empty);
 }
 
 int spool__worker_push_fifo(spool__worker_t *w, spool__job_fifo_t *f, spool__job_t *job)

@@ -132,18 +132,30 @@ int spool__registry_inject(spool_pool_t *reg, spool__job_t *job);
  * reg's workers.  0, or ECANCELED if reg is being destroyed. */
 int spool__registry_in_worker(spool_pool_t *reg, spool_fn fn, void *arg);
 
+/* Publishes w's private jobs (w is the calling worker) and tells the
+ * sleepers, as a push of that many jobs would. */
+void spool__worker_publish(spool__worker_t *w);
+
 /* Pushes job on w's own deque (w is the calling worker).  False if the deque
- * could not grow. */
+ * could not grow.  The job stays private (no fence, no look at the sleep
+ * counters) unless a thief asked for work or no public job is left. */
 static inline bool spool__worker_push(spool__worker_t *w, spool__job_t *job)
 {
     if (!spool__deque_push(&w->deque, job))
         return false;
-    /* Post-work protocol for an internal job (no fence needed: sleep.md). */
-    spool__sleep_t *sleep = &w->registry->sleep;
-    uint64_t c = spool__sleep_load_counters(sleep);
-    if (SPOOL__UNLIKELY(spool__sleep_post_needs_work(c)))
-        spool__sleep_new_jobs_cold(sleep, c, 1, spool__deque_was_empty_before_push(&w->deque));
+    if (SPOOL__UNLIKELY(spool__deque_wants_publish(&w->deque)))
+        spool__worker_publish(w);
     return true;
+}
+
+/* Pops w's newest own job (w is the calling worker), or NULL; publishes the
+ * rest if a thief asked meanwhile. */
+static inline spool__job_t *spool__worker_pop(spool__worker_t *w)
+{
+    spool__job_t *job = spool__deque_pop(&w->deque);
+    if (SPOOL__UNLIKELY(spool__deque_demanded(&w->deque)))
+        spool__worker_publish(w);
+    return job;
 }
 
 /* Pushes job on w's FIFO f and f's indirect job on w's deque.  0, or

@@ -22,26 +22,58 @@ static void test_sequential(void **state)
     assert_null(spool__deque_pop(&d));
     spool__job_t *out = NULL;
     assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_EMPTY);
+    /* That steal asked for work, but there is nothing private to publish;
+     * publishing nothing clears the request. */
+    assert_false(spool__deque_demanded(&d));
+    assert_true(spool__deque_wants_publish(&d));
+    bool was_empty = false;
+    assert_int_equal(spool__deque_publish(&d, &was_empty), 0);
 
-    for (int i = 0; i < N; i++) {
+    /* Pushed jobs are private: thieves find nothing and ask for them. */
+    for (int i = 0; i < N; i++)
         assert_true(spool__deque_push(&d, &jobs[i]));
-        assert_int_equal(spool__deque_was_empty_before_push(&d), i == 0);
-    }
     assert_int_equal(spool__deque_len(&d), N);
+    assert_false(spool__deque_demanded(&d));
+    assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_EMPTY);
+    assert_true(spool__deque_demanded(&d));
+    assert_true(spool__deque_wants_publish(&d));
+    assert_int_equal(spool__deque_publish(&d, &was_empty), N);
+    assert_true(was_empty);
+    assert_false(spool__deque_demanded(&d));
     /* Thieves take the oldest, the owner the newest. */
     assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_SUCCESS);
     assert_ptr_equal(out, &jobs[0]);
     assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_SUCCESS);
     assert_ptr_equal(out, &jobs[1]);
-    for (int i = N - 1; i >= 2; i--)
+    /* With public jobs left, a new push stays private and is popped first;
+     * a thief still gets the oldest public job. */
+    assert_false(spool__deque_wants_publish(&d));
+    static spool__job_t extra[3];
+    for (int i = 0; i < 3; i++)
+        assert_true(spool__deque_push(&d, &extra[i]));
+    assert_false(spool__deque_wants_publish(&d));
+    assert_ptr_equal(spool__deque_pop(&d), &extra[2]);
+    assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_SUCCESS);
+    assert_ptr_equal(out, &jobs[2]);
+    assert_false(spool__deque_demanded(&d));
+    assert_int_equal(spool__deque_publish(&d, &was_empty), 2);
+    assert_false(was_empty);
+    assert_int_equal(spool__deque_publish(&d, &was_empty), 0);
+    assert_ptr_equal(spool__deque_pop(&d), &extra[1]);
+    assert_ptr_equal(spool__deque_pop(&d), &extra[0]);
+    for (int i = N - 1; i >= 3; i--)
         assert_ptr_equal(spool__deque_pop(&d), &jobs[i]);
     assert_null(spool__deque_pop(&d));
     assert_int_equal(spool__deque_len(&d), 0);
+    /* Nothing public left: the next push wants publishing. */
+    assert_true(spool__deque_push(&d, &jobs[0]));
+    assert_true(spool__deque_wants_publish(&d));
+    assert_ptr_equal(spool__deque_pop(&d), &jobs[0]);
 
     /* Reusable after emptying, and across wrap-around of the ring. */
     for (int round = 0; round < 5; round++) {
         for (int i = 0; i < 300; i++)
-            assert_true(spool__deque_push(&d, &jobs[i]));
+            assert_true(spool__deque_push_public(&d, &jobs[i]));
         for (int i = 0; i < 300; i++) {
             assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_SUCCESS);
             assert_ptr_equal(out, &jobs[i]);
@@ -75,6 +107,25 @@ static void *thief(void *arg)
     }
 }
 
+/* The owner's side as a worker does it (spool__worker_push, _pop): publish
+ * when a thief asked or no public job is left. */
+static void owner_push(concurrent_t *c, spool__job_t *job)
+{
+    assert_true(spool__deque_push(&c->deque, job));
+    bool was_empty;
+    if (spool__deque_wants_publish(&c->deque))
+        (void)spool__deque_publish(&c->deque, &was_empty);
+}
+
+static spool__job_t *owner_pop(concurrent_t *c)
+{
+    spool__job_t *job = spool__deque_pop(&c->deque);
+    bool was_empty;
+    if (spool__deque_demanded(&c->deque))
+        (void)spool__deque_publish(&c->deque, &was_empty);
+    return job;
+}
+
 static void test_owner_against_three_thieves(void **state)
 {
     (void)state;
@@ -99,17 +150,17 @@ static void test_owner_against_three_thieves(void **state)
         seed = seed * 1103515245u + 12345u;
         unsigned burst = 1 + (seed >> 16) % 600;
         for (unsigned i = 0; i < burst && next < c.n; i++)
-            assert_true(spool__deque_push(&c.deque, &c.jobs[next++]));
+            owner_push(&c, &c.jobs[next++]);
         unsigned pops = (seed >> 8) % (burst + 1);
         for (unsigned i = 0; i < pops; i++) {
-            spool__job_t *job = spool__deque_pop(&c.deque);
+            spool__job_t *job = owner_pop(&c);
             if (job == NULL)
                 break;
             atomic_fetch_add(&c.taken[job - c.jobs], 1);
         }
     }
     spool__job_t *job;
-    while ((job = spool__deque_pop(&c.deque)) != NULL)
+    while ((job = owner_pop(&c)) != NULL)
         atomic_fetch_add(&c.taken[job - c.jobs], 1);
     atomic_store(&c.owner_done, true);
     for (int i = 0; i < 3; i++)

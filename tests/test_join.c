@@ -103,6 +103,75 @@ static void noop(void *arg)
     (void)arg;
 }
 
+/* The split deque's promises (src/deque.md): a job pushed while no public
+ * job is left is public at once, and a private one is published at its
+ * owner's next fork once an idle worker asked.  In both tests a() waits
+ * (forking, in the second) until b has run on the other worker, for 10 s at
+ * most; if b stayed invisible it would run after a(), on a's worker. */
+typedef struct visible {
+    atomic_int b_ran_on; /* -1 until b ran: where */
+    int a_ran_on;
+    int a_forks; /* a() forks while it waits */
+} visible_t;
+
+static void mark_b(void *arg)
+{
+    visible_t *v = arg;
+    atomic_store(&v->b_ran_on, spool_current_thread_index());
+}
+
+static void wait_for_b(void *arg)
+{
+    visible_t *v = arg;
+    v->a_ran_on = spool_current_thread_index();
+    for (int ms = 0; ms < 10000 && atomic_load(&v->b_ran_on) < 0; ms++) {
+        if (v->a_forks)
+            for (int i = 0; i < 100; i++)
+                spool_join(noop, NULL, noop, NULL);
+        test_sleep_ms(1);
+    }
+}
+
+static void join_waiting_for_b(void *arg)
+{
+    spool_join(wait_for_b, arg, mark_b, arg);
+}
+
+/* The outer join's b is the worker's oldest job, so public: the inner b is
+ * pushed private (unless the other worker took the outer b already). */
+static void join_under_a_public_job(void *arg)
+{
+    spool_join(join_waiting_for_b, arg, noop, NULL);
+}
+
+static void check_b_ran_elsewhere(spool_fn outer, int a_forks)
+{
+    spool_config_t config = {.num_threads = 2};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    for (int round = 0; round < 20; round++) {
+        visible_t v = {.a_ran_on = -1, .a_forks = a_forks};
+        atomic_init(&v.b_ran_on, -1);
+        assert_int_equal(spool_pool_install(pool, outer, &v), 0);
+        assert_true(v.a_ran_on >= 0);
+        assert_true(atomic_load(&v.b_ran_on) >= 0);
+        assert_int_not_equal(atomic_load(&v.b_ran_on), v.a_ran_on);
+    }
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
+static void test_join_b_of_an_empty_deque_is_public(void **state)
+{
+    (void)state;
+    check_b_ran_elsewhere(join_waiting_for_b, 0);
+}
+
+static void test_join_private_b_published_at_next_fork(void **state)
+{
+    (void)state;
+    check_b_ran_elsewhere(join_under_a_public_job, 1);
+}
+
 static void join_null_a(void)
 {
     spool_join(NULL, NULL, noop, NULL);
@@ -129,6 +198,8 @@ int main(void)
         cmocka_unit_test(test_fib_pool_4),
         cmocka_unit_test(test_fib_pool_16),
         cmocka_unit_test(test_join_halves_run_once_and_get_stolen),
+        cmocka_unit_test(test_join_b_of_an_empty_deque_is_public),
+        cmocka_unit_test(test_join_private_b_published_at_next_fork),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

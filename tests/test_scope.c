@@ -508,6 +508,71 @@ static void test_in_place_scope_no_deadlock(void **state)
 
 /* ---- bad input ---------------------------------------------------------- */
 
+/* Demand (src/deque.md): spawns pushed while the other worker is busy stay
+ * private, except the first; once that one is taken, the idle worker asks
+ * for more, and the owner publishes the rest at its next pop (at the
+ * scope's end it only pops, never pushes).  Without demand the owner would
+ * run every spawn but the first itself. */
+enum { DEMAND_SPAWNS = 12 };
+typedef struct demand_test {
+    atomic_int blocker_started, blocker_release;
+    int owner;
+    atomic_int ran_elsewhere;
+} demand_test_t;
+
+static void demand_blocker(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    demand_test_t *t = arg;
+    atomic_store(&t->blocker_started, 1);
+    while (!atomic_load(&t->blocker_release))
+        test_sleep_ms(1);
+}
+
+static void demand_spawn(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    demand_test_t *t = arg;
+    if (spool_current_thread_index() != t->owner)
+        atomic_fetch_add(&t->ran_elsewhere, 1);
+    test_sleep_ms(3);
+}
+
+static void demand_body(spool_scope_t *s, void *arg)
+{
+    demand_test_t *t = arg;
+    t->owner = spool_current_thread_index();
+    assert_int_equal(spool_scope_spawn(s, demand_blocker, t), 0);
+    /* The blocker is public (the deque held nothing): the other worker takes it. */
+    for (int ms = 0; ms < 10000 && !atomic_load(&t->blocker_started); ms++)
+        test_sleep_ms(1);
+    assert_true(atomic_load(&t->blocker_started));
+    for (int i = 0; i < DEMAND_SPAWNS; i++)
+        assert_int_equal(spool_scope_spawn(s, demand_spawn, t), 0);
+    atomic_store(&t->blocker_release, 1);
+}
+
+static void demand_install(void *arg)
+{
+    spool_scope(demand_body, arg);
+}
+
+static void test_private_spawns_published_on_demand(void **state)
+{
+    (void)state;
+    spool_config_t config = {.num_threads = 2};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    demand_test_t t = {.owner = -1};
+    atomic_init(&t.blocker_started, 0);
+    atomic_init(&t.blocker_release, 0);
+    atomic_init(&t.ran_elsewhere, 0);
+    assert_int_equal(spool_pool_install(pool, demand_install, &t), 0);
+    /* The first spawn was public; more than it ran on the other worker. */
+    assert_true(atomic_load(&t.ran_elsewhere) >= 2);
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
 static void noop_scope_fn(spool_scope_t *s, void *arg)
 {
     (void)s;
@@ -664,6 +729,7 @@ int main(void)
         cmocka_unit_test(test_in_place_scope_no_deadlock),
         cmocka_unit_test(test_job_memory_is_recycled),
         cmocka_unit_test(test_fifo_spawns_race),
+        cmocka_unit_test(test_private_spawns_published_on_demand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,9 @@
 /*
  * GenMC client for the Chase-Lev deque (src/deque.h, src/deque.c), under
- * RC11 and IMM.  The owner (main) writes a plain payload into each of JOBS
- * jobs and pushes them on a deque of capacity 2 (so the third push grows
+ * RC11 and IMM: the public half of the split deque, as a job FIFO uses it
+ * and as the owner's public pop races steals (split_deque.c checks the
+ * private half and publication).  The owner (main) writes a plain payload
+ * into each of JOBS jobs and pushes them as public jobs on a deque of capacity 2 (so the third push grows
  * it while thieves may be reading the old buffer), then pops until the
  * deque is empty; THIEVES threads steal once each, and once more after a
  * lost race.  Whoever takes a job reads its payload (plain: GenMC reports a
@@ -10,8 +12,8 @@
  * stolen, or lost, fails the assertion).
  *
  * Mutants (model/genmc/check.sh), each must be rejected:
- *   -DSPOOL__DEQUE_PUBLISH_ORDER=memory_order_relaxed      (push's bottom store)
- *   -DSPOOL__DEQUE_STEAL_BOTTOM_ORDER=memory_order_relaxed (the thief's bottom load)
+ *   -DSPOOL__DEQUE_PUBLISH_ORDER=memory_order_relaxed     (push's split store)
+ *   -DSPOOL__DEQUE_STEAL_SPLIT_ORDER=memory_order_relaxed (the thief's split load)
  *   -DSPOOL__DEQUE_POP_FENCED=0                            (pop's fence gone)
  *   -DSPOOL__DEQUE_STEAL_FENCED=0                          (the thief's fence gone)
  */
@@ -74,7 +76,7 @@ int main(void)
         pthread_create(&t[i], NULL, thief, NULL);
     for (int i = 0; i < JOBS; i++) {
         jobs[i].payload = i + 1;
-        assert(spool__deque_push(&deque, &jobs[i].base));
+        assert(spool__deque_push_public(&deque, &jobs[i].base));
     }
     spool__job_t *job;
     while ((job = spool__deque_pop(&deque)) != NULL)

@@ -67,9 +67,16 @@ check lock_latch.c \
 
 check chase_lev.c \
   -DSPOOL__DEQUE_PUBLISH_ORDER=memory_order_relaxed \
-  -DSPOOL__DEQUE_STEAL_BOTTOM_ORDER=memory_order_relaxed \
+  -DSPOOL__DEQUE_STEAL_SPLIT_ORDER=memory_order_relaxed \
   -DSPOOL__DEQUE_POP_FENCED=0 \
   -DSPOOL__DEQUE_STEAL_FENCED=0
+
+check split_deque.c \
+  -DSPOOL__DEQUE_PUBLISH_ORDER=memory_order_relaxed \
+  -DSPOOL__DEQUE_STEAL_SPLIT_ORDER=memory_order_relaxed \
+  -DSPOOL__DEQUE_POP_FENCED=0 \
+  -DSPOOL__DEQUE_STEAL_FENCED=0 \
+  -DSPOOL__DEQUE_PRIVATE_SLACK=1
 
 check trace_ring.c \
   -DSPOOL__TRACE_CLAIM_FENCE=memory_order_relaxed \

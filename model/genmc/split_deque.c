@@ -1,0 +1,115 @@
+/*
+ * GenMC client for the split deque's publication (src/deque.h, deque.md),
+ * under RC11 and IMM.  The owner (main) writes a plain payload into each of
+ * JOBS jobs and pushes them as a worker does (spool__worker_push: private,
+ * published when a thief asked or no public job is left), on a deque of
+ * capacity 2 (the third push grows it), then pops as a worker does
+ * (spool__worker_pop: publishing the rest if a thief asked meanwhile) until
+ * the deque is empty.  THIEVES threads try to steal, the first twice (a
+ * try that finds no public job raises demand).  Whoever takes a job reads its
+ * payload (plain: GenMC reports a race if its publication did not order it)
+ * and counts the take; at the end every job must have been taken exactly
+ * once.  The first push is public and later ones private, so executions
+ * cover private pops beside steals, publication on demand at a push or a
+ * pop, and public pops racing steals for the last job.
+ *
+ * Mutants (model/genmc/check.sh), each must be rejected:
+ *   -DSPOOL__DEQUE_PUBLISH_ORDER=memory_order_relaxed   (publication's store)
+ *   -DSPOOL__DEQUE_STEAL_SPLIT_ORDER=memory_order_relaxed (the thief's load)
+ *   -DSPOOL__DEQUE_POP_FENCED=0                         (public pop's fence)
+ *   -DSPOOL__DEQUE_PRIVATE_SLACK=1      (the newest public job popped as private)
+ */
+#include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#define SPOOL__MODEL_CHECK 1
+#define SPOOL__DEQUE_INITIAL_CAPACITY 2
+#include "deque.c"
+
+int spool__test_deque_grow_fails(void)
+{
+    return 0;
+}
+
+#ifndef JOBS
+#define JOBS 3
+#endif
+#ifndef THIEVES
+#define THIEVES 2
+#endif
+
+typedef struct test_job {
+    spool__job_t base; /* first: the deque carries &base */
+    int payload;       /* plain, written before the push */
+    atomic_int taken;
+} test_job_t;
+
+static test_job_t jobs[JOBS];
+static spool__deque_t deque;
+
+static void take(spool__job_t *job)
+{
+    test_job_t *j = (test_job_t *)job;
+    assert(j->payload == (int)(j - jobs) + 1);
+    atomic_fetch_add_explicit(&j->taken, 1, memory_order_relaxed);
+}
+
+static void try_steal(void)
+{
+    spool__job_t *job;
+    if (spool__deque_steal(&deque, &job) == SPOOL__STEAL_SUCCESS)
+        take(job);
+}
+
+/* The first thief tries twice, the second once (one try each misses a
+ * steal of a job published on the first one's demand; two each took GenMC
+ * minutes).  Written out: GenMC 0.11 fails an internal assertion on a loop
+ * here. */
+static void *thief(void *arg)
+{
+    try_steal();
+    if (arg != NULL)
+        try_steal();
+    return NULL;
+}
+
+/* spool__worker_push and spool__worker_pop without the sleep module. */
+static void owner_push(spool__job_t *job)
+{
+    bool was_empty;
+    assert(spool__deque_push(&deque, job));
+    if (spool__deque_wants_publish(&deque))
+        (void)spool__deque_publish(&deque, &was_empty);
+}
+
+static spool__job_t *owner_pop(void)
+{
+    bool was_empty;
+    spool__job_t *job = spool__deque_pop(&deque);
+    if (spool__deque_demanded(&deque))
+        (void)spool__deque_publish(&deque, &was_empty);
+    return job;
+}
+
+int main(void)
+{
+    spool__deque_init(&deque);
+    pthread_t t[THIEVES];
+    for (int i = 0; i < THIEVES; i++)
+        pthread_create(&t[i], NULL, thief, i == 0 ? &t[i] : NULL);
+    for (int i = 0; i < JOBS; i++) {
+        jobs[i].payload = i + 1;
+        owner_push(&jobs[i].base);
+    }
+    spool__job_t *job;
+    while ((job = owner_pop()) != NULL)
+        take(job);
+    for (int i = 0; i < THIEVES; i++)
+        pthread_join(t[i], NULL);
+    /* Pop returned NULL: the deque was empty, or a thief won the last job. */
+    for (int i = 0; i < JOBS; i++)
+        assert(atomic_load_explicit(&jobs[i].taken, memory_order_relaxed) == 1);
+    return 0;
+}
