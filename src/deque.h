@@ -128,6 +128,38 @@ static inline bool spool__deque_push(spool__deque_t *d, spool__job_t *job)
     return true;
 }
 
+/* Owner only: the fork fast path's push.  Pushes job as a private job if
+ * that needs nothing more (room in the buffer, a public job left, so no
+ * publication); else returns false with nothing pushed, and the caller
+ * pushes the slow way (spool__deque_push, then publish if wanted). */
+static inline bool spool__deque_push_private(spool__deque_t *d, spool__job_t *job)
+{
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    spool__deque_buf_t *buf = atomic_load_explicit(&d->buf, memory_order_relaxed);
+    if (SPOOL__UNLIKELY(b - d->top_cache > buf->mask ||
+                        atomic_load_explicit(&d->top, memory_order_relaxed) >=
+                            atomic_load_explicit(&d->split, memory_order_relaxed)))
+        return false;
+    atomic_store_explicit(&buf->slots[b & buf->mask], job, memory_order_relaxed);
+    atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
+    return true;
+}
+
+/* Owner only: the fork fast path's pop.  Pops the newest job if it is
+ * private and no thief asked for work; else returns NULL with nothing
+ * popped, and the caller pops the slow way (spool__deque_pop, then publish
+ * if demanded). */
+static inline spool__job_t *spool__deque_pop_private(spool__deque_t *d)
+{
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed) - 1;
+    if (SPOOL__UNLIKELY(b < atomic_load_explicit(&d->split, memory_order_relaxed) ||
+                        atomic_load_explicit(&d->demand, memory_order_relaxed) != 0))
+        return NULL;
+    spool__deque_buf_t *buf = atomic_load_explicit(&d->buf, memory_order_relaxed);
+    atomic_store_explicit(&d->bottom, b, memory_order_relaxed);
+    return atomic_load_explicit(&buf->slots[b & buf->mask], memory_order_relaxed);
+}
+
 /* Owner only, after a push: should the private jobs be published now?  Yes
  * if no public job is left, so that an idle worker finds the oldest job
  * without waiting (a stale top only delays that to a later push).  A
@@ -183,12 +215,11 @@ static inline spool__job_t *spool__deque_pop(spool__deque_t *d)
     return spool__deque_pop_public(d, b);
 }
 
-/* Owner only: has a thief asked for work while private jobs are left? */
+/* Owner only: has a thief asked for work?  (spool__worker_publish finds
+ * whether there is anything private to publish.) */
 static inline bool spool__deque_demanded(spool__deque_t *d)
 {
-    return atomic_load_explicit(&d->demand, memory_order_relaxed) != 0 &&
-           atomic_load_explicit(&d->bottom, memory_order_relaxed) >
-               atomic_load_explicit(&d->split, memory_order_relaxed);
+    return atomic_load_explicit(&d->demand, memory_order_relaxed) != 0;
 }
 
 /* Takes the oldest public job into *out.  fenced: the owner may pop

@@ -33,9 +33,12 @@ bool spool__join_describe(const spool__job_t *job, spool__job_info_t *info)
 }
 
 /* a has returned and the first pop did not give b back: b was stolen, or a
- * left jobs of its own (detached spawns) above it. */
+ * left jobs of its own (detached spawns) above it.  job: what the fast pop
+ * gave, NULL if it popped nothing (not a private job, or a thief asked). */
 static JOIN_COLD void join_finish(spool__worker_t *w, join_job_t *job_b, spool__job_t *job)
 {
+    if (job == NULL)
+        job = spool__worker_pop(w);
     for (;;) {
         if (job == NULL) {
             /* b was stolen: work on other jobs until its thief is done. */
@@ -54,8 +57,25 @@ static JOIN_COLD void join_finish(spool__worker_t *w, join_job_t *job_b, spool__
     }
 }
 
+/* The fast push could not be done (the buffer must grow, or b is to be
+ * public): the whole join the slow way. */
+static JOIN_COLD void join_slow(spool__worker_t *w, join_job_t *job_b, spool_fn a, void *arg_a)
+{
+    if (!spool__worker_push(w, &job_b->base)) {
+        /* Out of memory for the deque: no parallelism, nothing lost. */
+        a(arg_a);
+        job_b->fn(job_b->arg);
+        return;
+    }
+    a(arg_a);
+    join_finish(w, job_b, NULL);
+}
+
 /* The whole fast path is here, in the caller's frame: push b, run a, pop b,
- * run b.  Anything else leaves through join_finish. */
+ * run b.  Anything else leaves through a cold function that finishes the
+ * join, so nothing is live across a call but a() itself: b and its argument
+ * are reloaded from the job and the worker from its thread-local, and the
+ * function saves few callee-saved registers (it saved six). */
 static JOIN_INLINE void join_on_worker(spool__worker_t *w, spool_fn a, void *arg_a, spool_fn b,
                                        void *arg_b)
 {
@@ -64,19 +84,18 @@ static JOIN_INLINE void join_on_worker(spool__worker_t *w, spool_fn a, void *arg
     job_b.fn = b;
     job_b.arg = arg_b;
     spool__spin_latch_init(&job_b.latch, w, false);
-    if (SPOOL__UNLIKELY(!spool__worker_push(w, &job_b.base))) {
-        /* Out of memory for the deque: no parallelism, nothing lost. */
-        a(arg_a);
-        b(arg_b);
+    if (SPOOL__UNLIKELY(!spool__deque_push_private(&w->deque, &job_b.base))) {
+        join_slow(w, &job_b, a, arg_a);
         return;
     }
     a(arg_a);
     /* The latch cannot be set while b is still in our deque, so pop first:
      * getting b back is the common case. */
-    spool__job_t *job = spool__worker_pop(w);
+    w = spool__current_worker();
+    spool__job_t *job = spool__deque_pop_private(&w->deque);
     if (SPOOL__LIKELY(job == &job_b.base)) {
         SPOOL__STAT_INC(w->stats.jobs_executed);
-        b(arg_b);
+        job_b.fn(job_b.arg);
         return;
     }
     join_finish(w, &job_b, job);
