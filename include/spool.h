@@ -145,7 +145,10 @@ SPOOL_API int spool_global_init(const spool_config_t *config);
  * spool_join: runs a(arg_a) and b(arg_b), potentially in parallel, and
  * returns when both have finished.  On a worker, b is offered to thieves and
  * a runs on the caller; while waiting for a stolen b the caller runs other
- * jobs.  Outside any pool the pair runs in the global pool (started on first
+ * jobs.  b is visible to thieves at once if it is the worker's oldest job,
+ * else from the worker's next fork or join after an idle worker asked for
+ * work: a must not wait for b to run elsewhere unless it forks meanwhile
+ * (as at one thread, b may also simply run after a).  Outside any pool the pair runs in the global pool (started on first
  * use) while the caller blocks; if the global pool cannot be started, both
  * run on the caller, a first.
  * Threads: any.

@@ -152,7 +152,8 @@ static inline bool spool__deque_push_private(spool__deque_t *d, spool__job_t *jo
 static inline spool__job_t *spool__deque_pop_private(spool__deque_t *d)
 {
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed) - 1;
-    if (SPOOL__UNLIKELY(b < atomic_load_explicit(&d->split, memory_order_relaxed) ||
+    if (SPOOL__UNLIKELY(b < atomic_load_explicit(&d->split, memory_order_relaxed) -
+                                SPOOL__DEQUE_PRIVATE_SLACK ||
                         atomic_load_explicit(&d->demand, memory_order_relaxed) != 0))
         return NULL;
     spool__deque_buf_t *buf = atomic_load_explicit(&d->buf, memory_order_relaxed);

@@ -17,42 +17,7 @@
  *   -DSPOOL__DEQUE_POP_FENCED=0                            (pop's fence gone)
  *   -DSPOOL__DEQUE_STEAL_FENCED=0                          (the thief's fence gone)
  */
-#include <assert.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdlib.h>
-
-#define SPOOL__MODEL_CHECK 1
-#define SPOOL__DEQUE_INITIAL_CAPACITY 2
-#include "deque.c"
-
-int spool__test_deque_grow_fails(void)
-{
-    return 0;
-}
-
-#ifndef JOBS
-#define JOBS 3
-#endif
-#ifndef THIEVES
-#define THIEVES 2
-#endif
-
-typedef struct test_job {
-    spool__job_t base; /* first: the deque carries &base */
-    int payload;       /* plain, written before the push */
-    atomic_int taken;
-} test_job_t;
-
-static test_job_t jobs[JOBS];
-static spool__deque_t deque;
-
-static void take(spool__job_t *job)
-{
-    test_job_t *j = (test_job_t *)job;
-    assert(j->payload == (int)(j - jobs) + 1);
-    atomic_fetch_add_explicit(&j->taken, 1, memory_order_relaxed);
-}
+#include "deque_client.h"
 
 static void *thief(void *arg)
 {

@@ -9,7 +9,9 @@
  * try that finds no public job raises demand).  Whoever takes a job reads its
  * payload (plain: GenMC reports a race if its publication did not order it)
  * and counts the take; at the end every job must have been taken exactly
- * once.  The first push is public and later ones private, so executions
+ * once.  The owner pushes and pops as join does: the fast private push and
+ * pop (spool__deque_push_private, _pop_private), else the slow ones.  The
+ * first push is public and later ones private, so executions
  * cover private pops beside steals, publication on demand at a push or a
  * pop, and public pops racing steals for the last job.
  *
@@ -19,42 +21,7 @@
  *   -DSPOOL__DEQUE_POP_FENCED=0                         (public pop's fence)
  *   -DSPOOL__DEQUE_PRIVATE_SLACK=1      (the newest public job popped as private)
  */
-#include <assert.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdlib.h>
-
-#define SPOOL__MODEL_CHECK 1
-#define SPOOL__DEQUE_INITIAL_CAPACITY 2
-#include "deque.c"
-
-int spool__test_deque_grow_fails(void)
-{
-    return 0;
-}
-
-#ifndef JOBS
-#define JOBS 3
-#endif
-#ifndef THIEVES
-#define THIEVES 2
-#endif
-
-typedef struct test_job {
-    spool__job_t base; /* first: the deque carries &base */
-    int payload;       /* plain, written before the push */
-    atomic_int taken;
-} test_job_t;
-
-static test_job_t jobs[JOBS];
-static spool__deque_t deque;
-
-static void take(spool__job_t *job)
-{
-    test_job_t *j = (test_job_t *)job;
-    assert(j->payload == (int)(j - jobs) + 1);
-    atomic_fetch_add_explicit(&j->taken, 1, memory_order_relaxed);
-}
+#include "deque_client.h"
 
 static void try_steal(void)
 {
@@ -75,10 +42,13 @@ static void *thief(void *arg)
     return NULL;
 }
 
-/* spool__worker_push and spool__worker_pop without the sleep module. */
+/* As join does it: the fast private push and pop, else spool__worker_push
+ * and spool__worker_pop without the sleep module. */
 static void owner_push(spool__job_t *job)
 {
     bool was_empty;
+    if (spool__deque_push_private(&deque, job))
+        return;
     assert(spool__deque_push(&deque, job));
     if (spool__deque_wants_publish(&deque))
         (void)spool__deque_publish(&deque, &was_empty);
@@ -87,7 +57,10 @@ static void owner_push(spool__job_t *job)
 static spool__job_t *owner_pop(void)
 {
     bool was_empty;
-    spool__job_t *job = spool__deque_pop(&deque);
+    spool__job_t *job = spool__deque_pop_private(&deque);
+    if (job != NULL)
+        return job;
+    job = spool__deque_pop(&deque);
     if (spool__deque_demanded(&deque))
         (void)spool__deque_publish(&deque, &was_empty);
     return job;

@@ -1,0 +1,47 @@
+/*
+ * The part the deque's GenMC clients (chase_lev.c, split_deque.c) share: the
+ * deque built for GenMC with a 2-slot buffer (so a third push grows it),
+ * JOBS jobs with a plain payload each, and take(), which checks a job's
+ * payload and counts the take.
+ */
+#ifndef SPOOL_MODEL_DEQUE_CLIENT_H
+#define SPOOL_MODEL_DEQUE_CLIENT_H
+
+#include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#define SPOOL__MODEL_CHECK 1
+#define SPOOL__DEQUE_INITIAL_CAPACITY 2
+#include "deque.c"
+
+int spool__test_deque_grow_fails(void)
+{
+    return 0;
+}
+
+#ifndef JOBS
+#define JOBS 3
+#endif
+#ifndef THIEVES
+#define THIEVES 2
+#endif
+
+typedef struct test_job {
+    spool__job_t base; /* first: the deque carries &base */
+    int payload;       /* plain, written before the push */
+    atomic_int taken;
+} test_job_t;
+
+static test_job_t jobs[JOBS];
+static spool__deque_t deque;
+
+static void take(spool__job_t *job)
+{
+    test_job_t *j = (test_job_t *)job;
+    assert(j->payload == (int)(j - jobs) + 1);
+    atomic_fetch_add_explicit(&j->taken, 1, memory_order_relaxed);
+}
+
+#endif
