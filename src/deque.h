@@ -189,14 +189,18 @@ static inline int64_t spool__deque_publish(spool__deque_t *d, bool *was_empty)
     return b - s;
 }
 
-/* Owner only: pushes job as a public job (a queue that is only taken from
- * the top: a job FIFO, the broadcasts). */
+/* Owner only: pushes job as a public job, on a queue whose jobs are all
+ * public (a job FIFO, the broadcasts: only taken from the top). */
 static inline bool spool__deque_push_public(spool__deque_t *d, spool__job_t *job)
 {
-    if (!spool__deque_push(d, job))
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    spool__deque_buf_t *buf = spool__deque_room(d, b);
+    if (SPOOL__UNLIKELY(buf == NULL))
         return false;
-    bool was_empty;
-    (void)spool__deque_publish(d, &was_empty);
+    atomic_store_explicit(&buf->slots[b & buf->mask], job, memory_order_relaxed);
+    atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
+    /* Release: as in spool__deque_publish. */
+    atomic_store_explicit(&d->split, b + 1, SPOOL__DEQUE_PUBLISH_ORDER);
     return true;
 }
 
