@@ -33,7 +33,9 @@ int spool__deque_init(spool__deque_t *d)
     atomic_init(&d->demand, 0);
     atomic_init(&d->buf, buf);
     d->retired = NULL;
-    d->top_cache = 0;
+    d->slots = buf->slots;
+    d->mask = buf->mask;
+    d->limit = buf->mask + 1;
     return 0;
 }
 
@@ -62,6 +64,9 @@ spool__deque_buf_t *spool__deque_grow(spool__deque_t *d, int64_t top, int64_t bo
     /* Release pairs with the acquire load of buf in spool__deque_steal: a
      * thief that sees the new buffer sees the copied slots. */
     atomic_store_explicit(&d->buf, buf, memory_order_release);
+    d->slots = buf->slots;
+    d->mask = buf->mask;
+    d->limit = top + buf->mask + 1;
     old->retired_next = d->retired;
     d->retired = old;
     return buf;
@@ -71,7 +76,6 @@ spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b)
 {
     /* No private job: bottom == split, and b is the newest public job's
      * index, if there is one. */
-    spool__deque_buf_t *buf = atomic_load_explicit(&d->buf, memory_order_relaxed);
     atomic_store_explicit(&d->bottom, b, memory_order_relaxed);
     /* Release: every store to split is (see spool__deque_publish). */
     atomic_store_explicit(&d->split, b, memory_order_release);
@@ -86,7 +90,7 @@ spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b)
         atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
         return NULL;
     }
-    spool__job_t *job = atomic_load_explicit(&buf->slots[b & buf->mask], memory_order_relaxed);
+    spool__job_t *job = atomic_load_explicit(&d->slots[b & d->mask], memory_order_relaxed);
     if (t == b) {
         /* Last job: race the thieves for it on top.  Seq-cst pairs with the
          * thieves' CAS on top (one of us wins). */

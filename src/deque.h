@@ -70,10 +70,14 @@ typedef struct spool__deque {
     atomic_int demand; /* a thief found no public job: publish */
     /* The owner's line.  bottom is atomic only for length hints. */
     SPOOL__ALIGNED atomic_int_least64_t bottom;
-    /* Owner only: a value of top read with acquire, not newer than top.
-     * Push checks for room against it and reloads top only when the buffer
-     * looks full. */
-    int64_t top_cache;
+    /* Owner only: a value of top read with acquire (not newer than top) plus
+     * the capacity.  Push checks for room against it and reloads top only
+     * when the buffer looks full. */
+    int64_t limit;
+    /* Owner only: the live buffer's slots and mask, so that the owner's
+     * push and pop index a slot without loading buf first. */
+    _Atomic(spool__job_t *) *slots;
+    int64_t mask;
     spool__deque_buf_t *retired; /* owner only */
 } spool__deque_t;
 
@@ -92,27 +96,26 @@ spool__deque_buf_t *spool__deque_grow(spool__deque_t *d, int64_t top, int64_t bo
  * spool__deque_pop. */
 spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b);
 
-/* Owner only: the buffer, grown if slot b is not free; NULL if it could not
- * grow. */
-static inline spool__deque_buf_t *spool__deque_room(spool__deque_t *d, int64_t b)
+/* Owner only: is slot b free?  Grows the buffer if it is not; false if it
+ * could not grow. */
+static inline bool spool__deque_room(spool__deque_t *d, int64_t b)
 {
-    spool__deque_buf_t *buf = atomic_load_explicit(&d->buf, memory_order_relaxed);
-    if (SPOOL__UNLIKELY(b - d->top_cache > buf->mask)) {
+    if (SPOOL__UNLIKELY(b >= d->limit)) {
         /* Acquire pairs with the thieves' CAS on top in spool__deque_steal:
          * a slot below top was read by its thief before we overwrite it. */
         int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
-        d->top_cache = t;
-        if (b - t > buf->mask)
-            buf = spool__deque_grow(d, t, b);
+        d->limit = t + d->mask + 1;
+        if (b >= d->limit)
+            return spool__deque_grow(d, t, b) != NULL;
     }
-    return buf;
+    return true;
 }
 
 /* Owner only: makes room for one push, so that the next push cannot fail.
  * False if the buffer could not grow. */
 static inline bool spool__deque_reserve(spool__deque_t *d)
 {
-    return spool__deque_room(d, atomic_load_explicit(&d->bottom, memory_order_relaxed)) != NULL;
+    return spool__deque_room(d, atomic_load_explicit(&d->bottom, memory_order_relaxed));
 }
 
 /* Owner only: pushes job as a private job (see spool__deque_publish).
@@ -120,10 +123,9 @@ static inline bool spool__deque_reserve(spool__deque_t *d)
 static inline bool spool__deque_push(spool__deque_t *d, spool__job_t *job)
 {
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
-    spool__deque_buf_t *buf = spool__deque_room(d, b);
-    if (SPOOL__UNLIKELY(buf == NULL))
+    if (SPOOL__UNLIKELY(!spool__deque_room(d, b)))
         return false;
-    atomic_store_explicit(&buf->slots[b & buf->mask], job, memory_order_relaxed);
+    atomic_store_explicit(&d->slots[b & d->mask], job, memory_order_relaxed);
     atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
     return true;
 }
@@ -135,12 +137,10 @@ static inline bool spool__deque_push(spool__deque_t *d, spool__job_t *job)
 static inline bool spool__deque_push_private(spool__deque_t *d, spool__job_t *job)
 {
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
-    spool__deque_buf_t *buf = atomic_load_explicit(&d->buf, memory_order_relaxed);
-    if (SPOOL__UNLIKELY(b - d->top_cache > buf->mask ||
-                        atomic_load_explicit(&d->top, memory_order_relaxed) >=
-                            atomic_load_explicit(&d->split, memory_order_relaxed)))
+    if (SPOOL__UNLIKELY(b >= d->limit || atomic_load_explicit(&d->top, memory_order_relaxed) >=
+                                             atomic_load_explicit(&d->split, memory_order_relaxed)))
         return false;
-    atomic_store_explicit(&buf->slots[b & buf->mask], job, memory_order_relaxed);
+    atomic_store_explicit(&d->slots[b & d->mask], job, memory_order_relaxed);
     atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
     return true;
 }
@@ -156,9 +156,8 @@ static inline spool__job_t *spool__deque_pop_private(spool__deque_t *d)
                                 SPOOL__DEQUE_PRIVATE_SLACK ||
                         atomic_load_explicit(&d->demand, memory_order_relaxed) != 0))
         return NULL;
-    spool__deque_buf_t *buf = atomic_load_explicit(&d->buf, memory_order_relaxed);
     atomic_store_explicit(&d->bottom, b, memory_order_relaxed);
-    return atomic_load_explicit(&buf->slots[b & buf->mask], memory_order_relaxed);
+    return atomic_load_explicit(&d->slots[b & d->mask], memory_order_relaxed);
 }
 
 /* Owner only, after a push: should the private jobs be published now?  Yes
@@ -194,10 +193,9 @@ static inline int64_t spool__deque_publish(spool__deque_t *d, bool *was_empty)
 static inline bool spool__deque_push_public(spool__deque_t *d, spool__job_t *job)
 {
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
-    spool__deque_buf_t *buf = spool__deque_room(d, b);
-    if (SPOOL__UNLIKELY(buf == NULL))
+    if (SPOOL__UNLIKELY(!spool__deque_room(d, b)))
         return false;
-    atomic_store_explicit(&buf->slots[b & buf->mask], job, memory_order_relaxed);
+    atomic_store_explicit(&d->slots[b & d->mask], job, memory_order_relaxed);
     atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
     /* Release: as in spool__deque_publish. */
     atomic_store_explicit(&d->split, b + 1, SPOOL__DEQUE_PUBLISH_ORDER);
@@ -213,9 +211,8 @@ static inline spool__job_t *spool__deque_pop(spool__deque_t *d)
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed) - 1;
     if (SPOOL__LIKELY(b >= atomic_load_explicit(&d->split, memory_order_relaxed) -
                                SPOOL__DEQUE_PRIVATE_SLACK)) {
-        spool__deque_buf_t *buf = atomic_load_explicit(&d->buf, memory_order_relaxed);
         atomic_store_explicit(&d->bottom, b, memory_order_relaxed);
-        return atomic_load_explicit(&buf->slots[b & buf->mask], memory_order_relaxed);
+        return atomic_load_explicit(&d->slots[b & d->mask], memory_order_relaxed);
     }
     return spool__deque_pop_public(d, b);
 }
