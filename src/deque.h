@@ -145,6 +145,12 @@ static inline bool spool__deque_push_private(spool__deque_t *d, spool__job_t *jo
     return true;
 }
 
+/* Owner only: the private job at index i, split <= i < bottom. */
+static inline spool__job_t *spool__deque_private_job(spool__deque_t *d, int64_t i)
+{
+    return atomic_load_explicit(&d->slots[i & d->mask], memory_order_relaxed);
+}
+
 /* Owner only: the fork fast path's pop.  Pops the newest job if it is
  * private and no thief asked for work; else returns NULL with nothing
  * popped, and the caller pops the slow way (spool__deque_pop, then publish

@@ -298,6 +298,16 @@ void spool__worker_wait_recorded_cold(spool__worker_t *w, spool__core_latch_t *l
 
 void spool__worker_publish(spool__worker_t *w)
 {
+    /* A scope's local spawns become counted ones before anyone can see
+     * them: the release store of split publishes the count and the new
+     * execute function with the job. */
+    spool__deque_t *d = &w->deque;
+    int64_t end = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    for (int64_t i = atomic_load_explicit(&d->split, memory_order_relaxed); i < end; i++) {
+        spool__job_t *job = spool__deque_private_job(d, i);
+        if (job->execute == spool__scope_local_execute)
+            spool__scope_local_published(job);
+    }
     bool was_empty;
     int64_t n = spool__deque_publish(&w->deque, &was_empty);
     if (n <= 0)

@@ -136,6 +136,11 @@ int spool__registry_in_worker(spool_pool_t *reg, spool_fn fn, void *arg);
  * sleepers, as a push of that many jobs would. */
 void spool__worker_publish(spool__worker_t *w);
 
+/* scope.c: the execute function of a scope's uncounted (local) spawn, and
+ * what publishing one does: count it on its scope's latch. */
+void spool__scope_local_execute(spool__job_t *job);
+void spool__scope_local_published(spool__job_t *job);
+
 /* Pushes job on w's own deque (w is the calling worker).  False if the deque
  * could not grow.  The job stays private (no fence, no look at the sleep
  * counters) unless a thief asked for work or no public job is left. */

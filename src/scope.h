@@ -12,6 +12,15 @@ struct spool_scope_s {
     spool_pool_t *registry;    /* NULL: no pool could be started; spawns run inline */
     spool__job_fifo_t **fifos; /* FIFO scopes: one per worker, made by its first spawn */
     bool fifo;
+    /* In-place scopes: the body may block until its own spawns have run, so
+     * a spawn by the body's worker is published at once. */
+    bool publish_spawns;
+    /* Credits (deque.md, "Scope counts"): spawns by local_owner, the worker
+     * that runs the scope, are not counted on the latch while they are
+     * private; local says how many are.  NULL once the scope's end stops
+     * taking them.  Both touched by local_owner only. */
+    spool__worker_t *local_owner;
+    size_t local;
 };
 
 #endif

@@ -478,6 +478,7 @@ static void test_nested_scopes_across_pools(void **state)
 /* ---- in-place scope whose body waits for its own spawn ----------------- */
 
 static atomic_bool spawned_ran;
+static bool seen_while_waiting; /* the body saw its spawn run */
 
 static void set_ran(spool_scope_t *s, void *arg)
 {
@@ -491,8 +492,9 @@ static void wait_for_own_spawn(spool_scope_t *s, void *arg)
     (void)arg;
     assert_int_equal(spool_scope_spawn(s, set_ran, NULL), 0);
     /* With spool_scope this would block the pool's only worker. */
-    while (!atomic_load(&spawned_ran))
+    for (int ms = 0; ms < 10000 && !atomic_load(&spawned_ran); ms++)
         test_sleep_ms(1);
+    seen_while_waiting = atomic_load(&spawned_ran);
 }
 
 static void test_in_place_scope_no_deadlock(void **state)
@@ -502,8 +504,109 @@ static void test_in_place_scope_no_deadlock(void **state)
     assert_int_equal(spool_current_num_threads(), 1);
     atomic_init(&spawned_ran, false);
     spool_in_place_scope(wait_for_own_spawn, NULL);
+    assert_true(seen_while_waiting);
     atomic_init(&spawned_ran, false);
     spool_in_place_scope_fifo(wait_for_own_spawn, NULL);
+    assert_true(seen_while_waiting);
+}
+
+/* On a worker whose deque holds a public job already, an in-place scope's
+ * spawn would stay private (deque.md); the body may block until it has run
+ * all the same, so in-place scopes publish their spawns at once. */
+static void in_place_waiting_body(void *arg)
+{
+    (void)arg;
+    spool_in_place_scope(wait_for_own_spawn, NULL);
+}
+
+static void noop_fn(void *arg)
+{
+    (void)arg;
+}
+
+static void in_place_under_a_public_job(void *arg)
+{
+    (void)arg;
+    spool_join(in_place_waiting_body, NULL, noop_fn, NULL);
+}
+
+static void test_in_place_scope_on_a_busy_worker(void **state)
+{
+    (void)state;
+    spool_config_t config = {.num_threads = 2};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    for (int round = 0; round < 20; round++) {
+        atomic_store(&spawned_ran, false);
+        seen_while_waiting = false;
+        assert_int_equal(spool_pool_install(pool, in_place_under_a_public_job, NULL), 0);
+        assert_true(seen_while_waiting);
+    }
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
+/* Credits across scopes (src/deque.md): spawns into the outer scope from its
+ * own worker (local) and from others (counted), from jobs of a nested scope,
+ * published or popped back; every spawn runs once before its scope ends. */
+typedef struct credits {
+    spool_scope_t *outer;
+    atomic_long ran;
+} credits_t;
+
+static void credit_leaf(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    atomic_fetch_add(&((credits_t *)arg)->ran, 1);
+}
+
+static void credit_inner_body(spool_scope_t *inner, void *arg)
+{
+    credits_t *c = arg;
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(spool_scope_spawn(inner, credit_leaf, c), 0);
+        assert_int_equal(spool_scope_spawn(c->outer, credit_leaf, c), 0);
+    }
+}
+
+static void credit_mid(spool_scope_t *s, void *arg)
+{
+    credits_t *c = arg;
+    atomic_fetch_add(&c->ran, 1);
+    assert_int_equal(spool_scope_spawn(s, credit_leaf, c), 0);
+    spool_scope(credit_inner_body, c);
+}
+
+static void credit_outer_body(spool_scope_t *s, void *arg)
+{
+    credits_t *c = arg;
+    c->outer = s;
+    for (int i = 0; i < 50; i++)
+        assert_int_equal(spool_scope_spawn(s, credit_mid, c), 0);
+}
+
+static void credit_install(void *arg)
+{
+    spool_scope(credit_outer_body, arg);
+}
+
+static void test_credits_across_scopes(void **state)
+{
+    (void)state;
+    unsigned long rounds = test_iters("SPOOL_TEST_CREDIT_ROUNDS", 200);
+    unsigned threads[] = {1, 2, 4};
+    for (size_t k = 0; k < 3; k++) {
+        spool_config_t config = {.num_threads = threads[k]};
+        spool_pool_t *pool;
+        assert_int_equal(spool_pool_create(&config, &pool), 0);
+        for (unsigned long r = 0; r < rounds; r++) {
+            credits_t c = {0};
+            atomic_init(&c.ran, 0);
+            assert_int_equal(spool_pool_install(pool, credit_install, &c), 0);
+            /* 50 mids, each: itself, 1 leaf, 3 inner and 3 outer leaves. */
+            assert_int_equal(atomic_load(&c.ran), 50 * 8);
+        }
+        assert_int_equal(spool_pool_destroy(pool), 0);
+    }
 }
 
 /* ---- bad input ---------------------------------------------------------- */
@@ -730,6 +833,8 @@ int main(void)
         cmocka_unit_test(test_job_memory_is_recycled),
         cmocka_unit_test(test_fifo_spawns_race),
         cmocka_unit_test(test_private_spawns_published_on_demand),
+        cmocka_unit_test(test_in_place_scope_on_a_busy_worker),
+        cmocka_unit_test(test_credits_across_scopes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -78,6 +78,10 @@ check split_deque.c \
   -DSPOOL__DEQUE_STEAL_FENCED=0 \
   -DSPOOL__DEQUE_PRIVATE_SLACK=1
 
+check scope_credits.c \
+  -DCOUNT_ON_PUBLISH=0 \
+  -DDONE_ORDER=memory_order_relaxed
+
 check trace_ring.c \
   -DSPOOL__TRACE_CLAIM_FENCE=memory_order_relaxed \
   -DSPOOL__TRACE_CHECK_FENCE=memory_order_relaxed \
