@@ -16,7 +16,8 @@ static void scope_init(spool_scope_t *s, spool_pool_t *reg, spool__worker_t *own
     s->fifos = NULL;
     s->publish_spawns = in_place;
     /* FIFO spawns go through the FIFO, whose jobs anyone may take. */
-    s->local_owner = s->fifo || in_place || reg == NULL ? NULL : owner;
+    s->local_worker = s->fifo || in_place || reg == NULL ? NULL : owner;
+    s->local_open = s->local_worker != NULL;
     s->local = 0;
     if (s->fifo) {
         s->fifos = calloc(reg->num_threads, sizeof *s->fifos);
@@ -30,7 +31,7 @@ static void scope_init(spool_scope_t *s, spool_pool_t *reg, spool__worker_t *own
  * waits for every counted job, frees the FIFOs. */
 static void scope_complete(spool_scope_t *s, spool__worker_t *owner)
 {
-    if (s->local_owner != NULL) {
+    if (s->local_open) {
         /* Every local spawn still private lies above the deque's state when
          * the scope began, so popping reaches each before anything older. */
         while (s->local > 0) {
@@ -40,7 +41,7 @@ static void scope_complete(spool_scope_t *s, spool__worker_t *owner)
             SPOOL__STAT_INC(owner->stats.jobs_executed);
             spool__worker_run(owner, job, SPOOL__FROM_OWN);
         }
-        s->local_owner = NULL; /* later spawns, from jobs run below, count */
+        s->local_open = false; /* later spawns, from jobs run below, count */
     }
     spool__count_latch_wait(&s->latch, owner);
     if (s->fifos != NULL) {
@@ -145,7 +146,7 @@ void spool__scope_local_execute(spool__job_t *base)
     void *arg = job->job.arg;
     spool_scope_t *scope = job->job.ctx;
     scope->local--;
-    spool__job_free(&scope->registry->job_pool, &scope->local_owner->jobs, job);
+    spool__job_free(&scope->registry->job_pool, &scope->local_worker->jobs, job);
     fn(scope, arg);
 }
 
@@ -197,7 +198,8 @@ int spool_scope_spawn(spool_scope_t *scope, spool_scope_fn fn, void *arg)
     job->job.fn = (void (*)(void))fn;
     job->job.arg = arg;
     job->job.ctx = scope;
-    if (w != NULL && w == scope->local_owner) {
+    /* Only the scope's worker reads local_open: w == local_worker first. */
+    if (w != NULL && w == scope->local_worker && scope->local_open) {
         /* Local: no count while private (publishing counts it). */
         job->job.base.execute = spool__scope_local_execute;
         scope->local++;

@@ -15,11 +15,14 @@ struct spool_scope_s {
     /* In-place scopes: the body may block until its own spawns have run, so
      * a spawn by the body's worker is published at once. */
     bool publish_spawns;
-    /* Credits (deque.md, "Scope counts"): spawns by local_owner, the worker
-     * that runs the scope, are not counted on the latch while they are
-     * private; local says how many are.  NULL once the scope's end stops
-     * taking them.  Both touched by local_owner only. */
-    spool__worker_t *local_owner;
+    /* Credits (deque.md, "Scope counts"): spawns by local_worker, the
+     * worker that runs the scope, are not counted on the latch while they
+     * are private; local says how many are.  local_worker is set once, at
+     * init (NULL: no credits), and any spawner compares it; local_open
+     * (false once the scope's end stops taking local spawns) and local are
+     * touched by local_worker only. */
+    spool__worker_t *local_worker;
+    bool local_open;
     size_t local;
 };
 

@@ -101,14 +101,6 @@ static void try_steal(void)
     }
 }
 
-/* Written out: see split_deque.c. */
-static void *thief(void *arg)
-{
-    try_steal();
-    if (arg != NULL)
-        try_steal();
-    return NULL;
-}
 
 int main(void)
 {
@@ -136,10 +128,9 @@ int main(void)
     /* Acquire pairs with the decrements: the count is zero only once every
      * counted job is done. */
     __VERIFIER_assume(atomic_load_explicit(&count, memory_order_acquire) == 0);
-    for (int i = 0; i < JOBS; i++) {
+    for (int i = 0; i < JOBS; i++)
         assert(result[i] == 1);
-        assert(atomic_load_explicit(&jobs[i].taken, memory_order_relaxed) == 1);
-    }
+    check_each_taken_once();
     for (int i = 0; i < THIEVES; i++)
         pthread_join(t[i], NULL);
     return 0;
