@@ -198,13 +198,13 @@ static inline int64_t spool__deque_publish(spool__deque_t *d, bool *was_empty)
  * public (a job FIFO, the broadcasts: only taken from the top). */
 static inline bool spool__deque_push_public(spool__deque_t *d, spool__job_t *job)
 {
-    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
-    if (SPOOL__UNLIKELY(!spool__deque_room(d, b)))
+    if (!spool__deque_push(d, job))
         return false;
-    atomic_store_explicit(&d->slots[b & d->mask], job, memory_order_relaxed);
-    atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
-    /* Release: as in spool__deque_publish. */
-    atomic_store_explicit(&d->split, b + 1, SPOOL__DEQUE_PUBLISH_ORDER);
+    /* Release pairs with the acquire load of split in
+     * spool__deque_take_oldest, as in spool__deque_publish (all jobs here
+     * are public, so demand and top need no look). */
+    atomic_store_explicit(&d->split, atomic_load_explicit(&d->bottom, memory_order_relaxed),
+                          SPOOL__DEQUE_PUBLISH_ORDER);
     return true;
 }
 

@@ -105,7 +105,8 @@ static void noop(void *arg)
 
 /* The split deque's promises (src/deque.md): a job pushed while no public
  * job is left is public at once, and a private one is published at its
- * owner's next fork once an idle worker asked.  In both tests a() waits
+ * owner's next fork once the public part has run out (here: the idle worker
+ * took the older public job).  Demand at a pop is test_scope.c's.  In both tests a() waits
  * (forking, in the second) until b has run on the other worker, for 10 s at
  * most; if b stayed invisible it would run after a(), on a's worker. */
 typedef struct visible {

@@ -66,4 +66,31 @@ static void check_each_taken_once(void)
         assert(atomic_load_explicit(&jobs[i].taken, memory_order_relaxed) == 1);
 }
 
+#ifdef DEQUE_CLIENT_OWNER
+/* The owner's side as join does it: the fast private push and pop, else the
+ * slow ones (spool__worker_push and spool__worker_pop without the sleep
+ * module); client_publish is the client's publication. */
+static void client_publish(void);
+
+static void owner_push(spool__job_t *job)
+{
+    if (spool__deque_push_private(&deque, job))
+        return;
+    assert(spool__deque_push(&deque, job));
+    if (spool__deque_wants_publish(&deque))
+        client_publish();
+}
+
+static spool__job_t *owner_pop(void)
+{
+    spool__job_t *job = spool__deque_pop_private(&deque);
+    if (job != NULL)
+        return job;
+    job = spool__deque_pop(&deque);
+    if (spool__deque_demanded(&deque))
+        client_publish();
+    return job;
+}
+#endif
+
 #endif

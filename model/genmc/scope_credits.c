@@ -21,6 +21,7 @@
  */
 /* Two jobs: three took GenMC minutes under IMM (growth is split_deque.c's). */
 #define JOBS 2
+#define DEQUE_CLIENT_OWNER 1
 #include "deque_client.h"
 
 #ifndef COUNT_ON_PUBLISH
@@ -56,7 +57,7 @@ static void run(spool__job_t *job)
         atomic_fetch_sub_explicit(&count, 1, DONE_ORDER);
 }
 
-static void publish(void)
+static void client_publish(void)
 {
     bool was_empty;
     int64_t end = atomic_load_explicit(&deque.bottom, memory_order_relaxed);
@@ -70,26 +71,6 @@ static void publish(void)
         }
     }
     (void)spool__deque_publish(&deque, &was_empty);
-}
-
-static void owner_push(spool__job_t *job)
-{
-    if (spool__deque_push_private(&deque, job))
-        return;
-    assert(spool__deque_push(&deque, job));
-    if (spool__deque_wants_publish(&deque))
-        publish();
-}
-
-static spool__job_t *owner_pop(void)
-{
-    spool__job_t *job = spool__deque_pop_private(&deque);
-    if (job != NULL)
-        return job;
-    job = spool__deque_pop(&deque);
-    if (spool__deque_demanded(&deque))
-        publish();
-    return job;
 }
 
 static void try_steal(void)

@@ -21,6 +21,7 @@
  *   -DSPOOL__DEQUE_POP_FENCED=0                         (public pop's fence)
  *   -DSPOOL__DEQUE_PRIVATE_SLACK=1      (the newest public job popped as private)
  */
+#define DEQUE_CLIENT_OWNER 1
 #include "deque_client.h"
 
 static void try_steal(void)
@@ -31,28 +32,10 @@ static void try_steal(void)
 }
 
 
-/* As join does it: the fast private push and pop, else spool__worker_push
- * and spool__worker_pop without the sleep module. */
-static void owner_push(spool__job_t *job)
+static void client_publish(void)
 {
     bool was_empty;
-    if (spool__deque_push_private(&deque, job))
-        return;
-    assert(spool__deque_push(&deque, job));
-    if (spool__deque_wants_publish(&deque))
-        (void)spool__deque_publish(&deque, &was_empty);
-}
-
-static spool__job_t *owner_pop(void)
-{
-    bool was_empty;
-    spool__job_t *job = spool__deque_pop_private(&deque);
-    if (job != NULL)
-        return job;
-    job = spool__deque_pop(&deque);
-    if (spool__deque_demanded(&deque))
-        (void)spool__deque_publish(&deque, &was_empty);
-    return job;
+    (void)spool__deque_publish(&deque, &was_empty);
 }
 
 int main(void)
