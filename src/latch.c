@@ -122,9 +122,14 @@ void spool__count_latch_destroy(spool__count_latch_t *l)
 
 void spool__count_latch_set(spool__count_latch_t *l)
 {
+    spool__count_latch_set_n(l, 1);
+}
+
+void spool__count_latch_set_n(spool__count_latch_t *l, size_t n)
+{
     /* Acq_rel pairs with the other decrements: the one that reaches zero has
      * seen every counted job finish, and its latch set publishes that. */
-    if (atomic_fetch_sub_explicit(&l->counter, 1, memory_order_acq_rel) != 1)
+    if (atomic_fetch_sub_explicit(&l->counter, n, memory_order_acq_rel) != n)
         return;
     if (l->blocking)
         spool__lock_latch_set(&l->lock);

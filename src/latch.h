@@ -145,7 +145,15 @@ static inline void spool__count_latch_increment(spool__count_latch_t *l)
      * reached concurrently. */
     atomic_fetch_add_explicit(&l->counter, 1, memory_order_relaxed);
 }
+/* n more counts at once, as n increments. */
+static inline void spool__count_latch_add(spool__count_latch_t *l, size_t n)
+{
+    /* Relaxed: as in spool__count_latch_increment. */
+    atomic_fetch_add_explicit(&l->counter, n, memory_order_relaxed);
+}
 void spool__count_latch_set(spool__count_latch_t *l);
+/* n counts at once (n >= 1), as n calls of spool__count_latch_set. */
+void spool__count_latch_set_n(spool__count_latch_t *l, size_t n);
 /* Owner: drops its own count and waits until the counter reaches zero,
  * running other jobs meanwhile if the owner is a worker. */
 void spool__count_latch_wait(spool__count_latch_t *l, struct spool__worker *owner);

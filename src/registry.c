@@ -405,6 +405,7 @@ static void registry_free(spool_pool_t *reg, unsigned num_workers)
         spool__deque_destroy(&reg->workers[i].deque);
         spool__job_fifo_destroy(&reg->workers[i].fifo);
         spool__deque_destroy(&reg->workers[i].broadcasts);
+        spool__scope_free_spare_blocks(&reg->workers[i]);
     }
     free(reg->workers);
     pthread_mutex_destroy(&reg->broadcast_lock);

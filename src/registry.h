@@ -28,6 +28,8 @@ typedef struct spool__worker {
     uint64_t rng;                  /* xorshift state for victim choice */
     spool__core_latch_t terminate; /* set when the pool stops */
     spool__job_cache_t jobs;       /* recycled heap-job blocks */
+    struct spool__spawn_block *spare_blocks; /* recycled spawn blocks (scope.c) */
+    unsigned spare_block_count;
     spool__job_fifo_t fifo;        /* for detached spawn_fifo */
     /* Broadcasts for this worker (broadcast.c): pushed by any thread under
      * the pool's broadcast_lock, taken at the front by this worker alone. */
@@ -136,10 +138,12 @@ int spool__registry_in_worker(spool_pool_t *reg, spool_fn fn, void *arg);
  * sleepers, as a push of that many jobs would. */
 void spool__worker_publish(spool__worker_t *w);
 
-/* scope.c: the execute function of a scope's uncounted (local) spawn, and
- * what publishing one does: count it on its scope's latch. */
+/* scope.c: the execute function of a local spawn block (uncounted), what
+ * publishing one does (count its entries on its scope's latch), and the
+ * release of a worker's spare blocks when its pool is freed. */
 void spool__scope_local_execute(spool__job_t *job);
 void spool__scope_local_published(spool__job_t *job);
+void spool__scope_free_spare_blocks(spool__worker_t *w);
 
 /* Pushes job on w's own deque (w is the calling worker).  False if the deque
  * could not grow.  The job stays private (no fence, no look at the sleep

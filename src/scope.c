@@ -19,6 +19,7 @@ static void scope_init(spool_scope_t *s, spool_pool_t *reg, spool__worker_t *own
     s->local_worker = s->fifo || in_place || reg == NULL ? NULL : owner;
     s->local_open = s->local_worker != NULL;
     s->local = 0;
+    s->open_block = NULL; /* open_index is read only while this is set */
     if (s->fifo) {
         s->fifos = calloc(reg->num_threads, sizeof *s->fifos);
         if (s->fifos == NULL)
@@ -137,35 +138,234 @@ static void scope_job_execute(spool__job_t *base)
     spool__count_latch_set(&scope->latch);
 }
 
-/* A local spawn, run by its scope's owner (a thief only ever gets it after
- * spool__scope_local_published made it counted). */
+/* ---- spawn blocks (scope.h; deque.md, "Spawn blocks") ------------------ */
+
+/* A worker keeps this many spare blocks (16 KiB); more go back to malloc.
+ * spawn_local_block takes them. */
+#define SPARE_BLOCKS 16u
+
+/* Gives b, no job any more, to w's spares (poisoned but for the link, as a
+ * free heap job is: job_cache.h) or back to malloc. */
+static void block_free(spool__worker_t *w, spool__spawn_block_t *b)
+{
+    if (w->spare_block_count >= SPARE_BLOCKS) {
+        free(b);
+        return;
+    }
+    b->next_spare = w->spare_blocks;
+    SPOOL__POISON((char *)b + sizeof b->next_spare, sizeof *b - sizeof b->next_spare);
+    w->spare_blocks = b;
+    w->spare_block_count++;
+}
+
+void spool__scope_free_spare_blocks(spool__worker_t *w)
+{
+    while (w->spare_blocks != NULL) {
+        spool__spawn_block_t *b = w->spare_blocks;
+        w->spare_blocks = b->next_spare; /* before the unpoisoning, which undefines it */
+        SPOOL__UNPOISON(b, sizeof *b);
+        free(b);
+    }
+    w->spare_block_count = 0;
+}
+
+/* Does the worker that runs a block hand its rest on after each entry?  Only
+ * while the pool's timeline records: then every entry is a job of its own
+ * there, as it would be without blocks. */
+static inline bool hand_on_each(spool_scope_t *scope)
+{
+#if SPOOL__TRACE_ENABLED
+    return spool__trace_current(&scope->registry->trace) != NULL;
+#else
+    (void)scope;
+    return false;
+#endif
+}
+
+/* A counted block, run by whichever worker w took it: its entries here,
+ * newest first, until a thief asks w for work; then the rest is handed on
+ * (pushed on w's deque, which publishes it) before the entry taken runs.
+ * The entries run here drop their counts at once at the end. */
+static void counted_block_execute(spool__job_t *base)
+{
+    spool__spawn_block_t *b = (spool__spawn_block_t *)base;
+    spool__worker_t *w = spool__current_worker();
+    spool_scope_t *scope = b->scope;
+    bool each = hand_on_each(scope);
+    size_t done = 0;
+    for (;;) {
+        uint32_t n = --b->count;
+        spool_scope_fn fn = b->entries[n].fn;
+        void *arg = b->entries[n].arg;
+        bool handed_on = n > 0 && (each || spool__deque_demanded(&w->deque)) &&
+                         spool__worker_push(w, base);
+        if (n == 0)
+            block_free(w, b); /* before fn: its spawns can reuse it */
+        fn(scope, arg);
+        done++;
+        if (n == 0 || handed_on) {
+            /* Each entry not yet run holds a count, so the scope outlives
+             * the loop. */
+            spool__count_latch_set_n(&scope->latch, done);
+            return;
+        }
+    }
+}
+
+/* The rest of spool__scope_local_execute, out of line so that its common
+ * cases save no register: the block handed on the slow way (pushed back
+ * where it was popped, so it stays the open block if it was, publishing if
+ * need be), or freed to malloc; then fn(arg), taken from it already.  If
+ * the push back fails (the deque could not grow) the rest runs here. */
+static SPOOL__NOINLINE void local_block_rest(spool__spawn_block_t *b, spool_scope_fn fn, void *arg)
+{
+    spool_scope_t *scope = b->scope;
+    if (b->count > 0 && SPOOL__LIKELY(spool__worker_push(scope->local_worker, &b->base))) {
+        fn(scope, arg);
+        return;
+    }
+    if (scope->open_block == b)
+        scope->open_block = NULL; /* off the deque while its entries run */
+    for (;;) {
+        uint32_t n = b->count;
+        if (n == 0)
+            block_free(scope->local_worker, b);
+        fn(scope, arg);
+        if (n == 0)
+            return;
+        b->count = --n;
+        scope->local--;
+        fn = b->entries[n].fn;
+        arg = b->entries[n].arg;
+    }
+}
+
+/* A local block, run by its scope's worker (a thief only ever gets a block
+ * after spool__scope_local_published made it counted): as a counted block,
+ * but each entry only leaves the local count.  The entry runs as a tail
+ * call; the common cases (the last entry with a spare slot for the block,
+ * or a private push back) call nothing else. */
 void spool__scope_local_execute(spool__job_t *base)
 {
-    spool__heap_job_t *job = (spool__heap_job_t *)base;
-    spool_scope_fn fn = (spool_scope_fn)job->job.fn;
-    void *arg = job->job.arg;
-    spool_scope_t *scope = job->job.ctx;
+    spool__spawn_block_t *b = (spool__spawn_block_t *)base;
+    spool_scope_t *scope = b->scope;
+    spool__worker_t *w = scope->local_worker;
+    uint32_t n = --b->count;
+    spool_scope_fn fn = b->entries[n].fn;
+    void *arg = b->entries[n].arg;
     scope->local--;
-    spool__job_free(&scope->registry->job_pool, &scope->local_worker->jobs, job);
+    if (n == 0) {
+        if (SPOOL__UNLIKELY(w->spare_block_count >= SPARE_BLOCKS)) {
+            local_block_rest(b, fn, arg);
+            return;
+        }
+        if (scope->open_block == b)
+            scope->open_block = NULL;
+        block_free(w, b); /* to the spares: no call */
+    } else if (SPOOL__UNLIKELY(!spool__deque_push_private(&w->deque, base))) {
+        local_block_rest(b, fn, arg);
+        return;
+    }
     fn(scope, arg);
 }
 
 void spool__scope_local_published(spool__job_t *base)
 {
-    spool__heap_job_t *job = (spool__heap_job_t *)base;
-    spool_scope_t *scope = job->job.ctx;
-    scope->local--;
+    spool__spawn_block_t *b = (spool__spawn_block_t *)base;
+    spool_scope_t *scope = b->scope;
+    scope->local -= b->count;
     /* The publisher runs inside the scope (its body or its end's drain),
      * whose body count is still held. */
-    spool__count_latch_increment(&scope->latch);
-    base->execute = scope_job_execute;
+    spool__count_latch_add(&scope->latch, b->count);
+    base->execute = counted_block_execute;
+    if (scope->open_block == b)
+        scope->open_block = NULL; /* public now: no more entries */
+}
+
+/* spawn_local's new block b, pushed on w's deque, the open one from then.
+ * The common case (a private push) calls nothing, so saves no register. */
+static SPOOL__NOINLINE int local_block_push_slow(spool_scope_t *scope, spool__worker_t *w,
+                                                 spool__spawn_block_t *b)
+{
+    if (SPOOL__LIKELY(spool__worker_push(w, &b->base)))
+        return 0;
+    scope->open_block = NULL;
+    scope->local--;
+    block_free(w, b);
+    return ENOMEM;
+}
+
+static inline int local_block_push(spool_scope_t *scope, spool__worker_t *w,
+                                   spool__spawn_block_t *b, spool_scope_fn fn, void *arg)
+{
+    b->base.execute = spool__scope_local_execute;
+    b->scope = scope;
+    b->count = 1;
+    b->entries[0].fn = fn;
+    b->entries[0].arg = arg;
+    scope->local++;
+    /* Open before the push: a publication by the push closes it again. */
+    scope->open_block = b;
+    scope->open_index = atomic_load_explicit(&w->deque.bottom, memory_order_relaxed);
+    if (SPOOL__LIKELY(spool__deque_push_private(&w->deque, &b->base)))
+        return 0;
+    return local_block_push_slow(scope, w, b);
+}
+
+static SPOOL__NOINLINE int local_block_from_malloc(spool_scope_t *scope, spool__worker_t *w,
+                                                   spool_scope_fn fn, void *arg)
+{
+    spool__spawn_block_t *b = malloc(sizeof *b);
+    return b != NULL ? local_block_push(scope, w, b, fn, arg) : ENOMEM;
+}
+
+static SPOOL__NOINLINE int spawn_local_block(spool_scope_t *scope, spool__worker_t *w,
+                                             spool_scope_fn fn, void *arg)
+{
+    spool__spawn_block_t *b = w->spare_blocks;
+    if (SPOOL__UNLIKELY(b == NULL))
+        return local_block_from_malloc(scope, w, fn, arg);
+    w->spare_blocks = b->next_spare;
+    w->spare_block_count--;
+    SPOOL__UNPOISON(b, sizeof *b);
+    return local_block_push(scope, w, b, fn, arg);
+}
+
+/* A spawn by the scope's own worker w while the scope takes local spawns:
+ * an entry in the open block if that is still w's newest job, not full, and
+ * no thief asked for work (then publish first, as a push would: that
+ * closes the block), else a new local block. */
+static inline int spawn_local(spool_scope_t *scope, spool__worker_t *w, spool_scope_fn fn,
+                              void *arg)
+{
+    spool__deque_t *d = &w->deque;
+    spool__spawn_block_t *b = scope->open_block;
+    if (b != NULL && b->count < SPOOL__SPAWN_BLOCK_CAP &&
+        atomic_load_explicit(&d->bottom, memory_order_relaxed) == scope->open_index + 1) {
+        if (SPOOL__LIKELY(!spool__deque_demanded(d))) {
+            b->entries[b->count].fn = fn;
+            b->entries[b->count].arg = arg;
+            b->count++;
+            scope->local++;
+            return 0;
+        }
+        spool__worker_publish(w);
+    }
+    return spawn_local_block(scope, w, fn, arg);
 }
 
 bool spool__scope_describe(const spool__job_t *job, spool__job_info_t *info)
 {
-    if (job->execute != scope_job_execute && job->execute != spool__scope_local_execute)
+    if (job->execute == scope_job_execute) {
+        spool__trace_describe_heap((const spool__heap_job_t *)job, info);
+        return true;
+    }
+    if (job->execute != spool__scope_local_execute && job->execute != counted_block_execute)
         return false;
-    spool__trace_describe_heap((const spool__heap_job_t *)job, info);
+    /* The entry that will run: the newest. */
+    const spool__spawn_block_t *b = (const spool__spawn_block_t *)job;
+    info->fn = spool__fn_bits((void (*)(void))b->entries[b->count - 1].fn);
+    info->arg = (uint64_t)(uintptr_t)b->entries[b->count - 1].arg;
     return true;
 }
 
@@ -181,16 +381,16 @@ static spool__job_fifo_t *scope_fifo_of(spool_scope_t *s, spool__worker_t *w)
     return f;
 }
 
-int spool_scope_spawn(spool_scope_t *scope, spool_scope_fn fn, void *arg)
+/* A spawn that counts: by another thread than the scope's worker, into a
+ * FIFO or in-place scope, or from a job the scope's end runs. */
+static SPOOL__NOINLINE int spawn_counted(spool_scope_t *scope, spool__worker_t *w,
+                                         spool_scope_fn fn, void *arg)
 {
-    if (scope == NULL || fn == NULL)
-        return EINVAL;
     spool_pool_t *reg = scope->registry;
     if (reg == NULL) {
         fn(scope, arg);
         return 0;
     }
-    spool__worker_t *w = spool__current_worker();
     spool__job_cache_t *cache = spool__job_cache_of(reg, w);
     spool__heap_job_t *job = spool__job_alloc(&reg->job_pool, cache);
     if (job == NULL)
@@ -198,17 +398,6 @@ int spool_scope_spawn(spool_scope_t *scope, spool_scope_fn fn, void *arg)
     job->job.fn = (void (*)(void))fn;
     job->job.arg = arg;
     job->job.ctx = scope;
-    /* Only the scope's worker reads local_open: w == local_worker first. */
-    if (w != NULL && w == scope->local_worker && scope->local_open) {
-        /* Local: no count while private (publishing counts it). */
-        job->job.base.execute = spool__scope_local_execute;
-        scope->local++;
-        if (SPOOL__LIKELY(spool__worker_push(w, &job->job.base)))
-            return 0;
-        scope->local--;
-        spool__job_free(&reg->job_pool, cache, job);
-        return ENOMEM;
-    }
     job->job.base.execute = scope_job_execute;
     /* The spawner (the body, or a job of this scope) holds a count, so the
      * latch cannot be set between here and the push. */
@@ -229,4 +418,16 @@ int spool_scope_spawn(spool_scope_t *scope, spool_scope_fn fn, void *arg)
         spool__worker_publish(w);
     }
     return err;
+}
+
+int spool_scope_spawn(spool_scope_t *scope, spool_scope_fn fn, void *arg)
+{
+    if (scope == NULL || fn == NULL)
+        return EINVAL;
+    spool__worker_t *w = spool__current_worker();
+    /* Only the scope's worker reads local_open: w == local_worker first (a
+     * scope with a local worker has a pool). */
+    if (w != NULL && w == scope->local_worker && scope->local_open)
+        return spawn_local(scope, w, fn, arg);
+    return spawn_counted(scope, w, fn, arg);
 }

@@ -3,8 +3,34 @@
 #define SPOOL_SCOPE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "registry.h"
+
+/*
+ * A block of spawns (deque.md, "Spawn blocks"): up to SPOOL__SPAWN_BLOCK_CAP
+ * calls of one scope behind one deque entry, so that a spawn by the scope's
+ * own worker is two stores into the newest block instead of a job block and a
+ * push, and a thief takes a whole block with one steal.  Whoever holds the
+ * block (its owner while private, else the worker that took it off a deque)
+ * takes the newest entry, hands the rest on by pushing the block again, and
+ * runs the entry.  Local blocks (not counted on the latch) are private to the
+ * scope's worker; publication counts their entries and makes them counted.
+ */
+#define SPOOL__SPAWN_BLOCK_CAP 62u
+typedef struct spool__spawn_block spool__spawn_block_t;
+struct spool__spawn_block {
+    union {
+        spool__job_t base;
+        spool__spawn_block_t *next_spare; /* on a worker's spare list */
+    };
+    spool_scope_t *scope;
+    uint32_t count; /* entries held: [0, count), the newest last */
+    struct {
+        spool_scope_fn fn;
+        void *arg;
+    } entries[SPOOL__SPAWN_BLOCK_CAP];
+};
 
 struct spool_scope_s {
     /* One count for the body, one per pending spawn or scope broadcast. */
@@ -16,14 +42,19 @@ struct spool_scope_s {
      * a spawn by the body's worker is published at once. */
     bool publish_spawns;
     /* Credits (deque.md, "Scope counts"): spawns by local_worker, the
-     * worker that runs the scope, are not counted on the latch while they
-     * are private; local says how many are.  local_worker is set once, at
-     * init (NULL: no credits), and any spawner compares it; local_open
-     * (false once the scope's end stops taking local spawns) and local are
-     * touched by local_worker only. */
+     * worker that runs the scope, go into local spawn blocks, not counted on
+     * the latch while they are private; local says how many entries are.
+     * local_worker is set once, at init (NULL: no credits), and any spawner
+     * compares it; the rest is touched by local_worker only: local_open
+     * (false once the scope's end stops taking local spawns), local, and
+     * open_block, the local block that later spawns may join while it is the
+     * deque's newest job (at index open_index), NULL once published,
+     * emptied or full. */
     spool__worker_t *local_worker;
     bool local_open;
     size_t local;
+    spool__spawn_block_t *open_block;
+    int64_t open_index;
 };
 
 #endif

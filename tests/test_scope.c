@@ -609,6 +609,163 @@ static void test_credits_across_scopes(void **state)
     }
 }
 
+/* ---- spawn blocks (src/deque.md, "Spawn blocks") ----------------------- */
+
+/* On one thread a block of n entries must behave as n jobs pushed one by
+ * one: 200 spawns (several full blocks), a join and a nested scope between
+ * some of them (jobs above the open block, gone again before the next
+ * spawn), and every fifth entry spawning a child into the same scope while
+ * its block is popped.  LIFO: the newest spawn first, each child right
+ * after its parent. */
+enum { BLOCK_SPAWNS = 200 };
+typedef struct block_order {
+    int log[2 * BLOCK_SPAWNS];
+    int len;
+    int nested_ran;
+    int value[BLOCK_SPAWNS];
+} block_order_t;
+static block_order_t block_order;
+
+static void block_order_child(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    block_order.log[block_order.len++] = 1000 + *(int *)arg;
+}
+
+static void block_order_item(spool_scope_t *s, void *arg)
+{
+    int v = *(int *)arg;
+    block_order.log[block_order.len++] = v;
+    if (v % 5 == 0)
+        assert_int_equal(spool_scope_spawn(s, block_order_child, arg), 0);
+}
+
+static void block_order_nested(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    (void)arg;
+    block_order.nested_ran++;
+}
+
+static void block_order_nested_body(spool_scope_t *s, void *arg)
+{
+    assert_int_equal(spool_scope_spawn(s, block_order_nested, arg), 0);
+    assert_int_equal(spool_scope_spawn(s, block_order_nested, arg), 0);
+}
+
+static void block_order_body(spool_scope_t *s, void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < BLOCK_SPAWNS; i++) {
+        block_order.value[i] = i;
+        assert_int_equal(spool_scope_spawn(s, block_order_item, &block_order.value[i]), 0);
+        if (i % 9 == 4)
+            spool_join(noop_fn, NULL, noop_fn, NULL);
+        if (i % 13 == 6)
+            spool_scope(block_order_nested_body, NULL);
+    }
+}
+
+static void block_order_install(void *arg)
+{
+    (void)arg;
+    spool_scope(block_order_body, NULL);
+}
+
+static void test_spawn_blocks_keep_lifo_order(void **state)
+{
+    (void)state;
+    spool_config_t config = {.num_threads = 1};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    memset(&block_order, 0, sizeof block_order);
+    assert_int_equal(spool_pool_install(pool, block_order_install, NULL), 0);
+    int expected[2 * BLOCK_SPAWNS], n = 0;
+    for (int i = BLOCK_SPAWNS - 1; i >= 0; i--) {
+        expected[n++] = i;
+        if (i % 5 == 0)
+            expected[n++] = 1000 + i;
+    }
+    assert_int_equal(block_order.len, n);
+    for (int k = 0; k < n; k++)
+        if (block_order.log[k] != expected[k])
+            fail_msg("position %d: got %d, expected %d", k, block_order.log[k], expected[k]);
+    assert_int_equal(block_order.nested_ran, 2 * ((BLOCK_SPAWNS - 7) / 13 + 1));
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
+/* Blocks stolen whole, handed on from deque to deque, published on demand
+ * and popped back, with entries that spawn more: every entry runs once.
+ * Rounds: SPOOL_TEST_BLOCK_ROUNDS. */
+enum { BLOCK_STRESS_SPAWNS = 3000, BLOCK_STRESS_CHILDREN = 10 };
+typedef struct block_stress {
+    atomic_uint ran[BLOCK_STRESS_SPAWNS * (BLOCK_STRESS_CHILDREN + 1)];
+    int index[BLOCK_STRESS_SPAWNS * (BLOCK_STRESS_CHILDREN + 1)];
+} block_stress_t;
+
+static block_stress_t *block_stress;
+
+static void block_stress_child(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    atomic_fetch_add_explicit(&block_stress->ran[*(int *)arg], 1, memory_order_relaxed);
+}
+
+static void block_stress_item(spool_scope_t *s, void *arg)
+{
+    int i = *(int *)arg;
+    atomic_fetch_add_explicit(&block_stress->ran[i], 1, memory_order_relaxed);
+    if (i % 100 == 0)
+        for (int c = 1; c <= BLOCK_STRESS_CHILDREN; c++)
+            assert_int_equal(spool_scope_spawn(s, block_stress_child,
+                                               &block_stress->index[i + BLOCK_STRESS_SPAWNS * c]),
+                             0);
+}
+
+static void block_stress_body(spool_scope_t *s, void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < BLOCK_STRESS_SPAWNS; i++)
+        assert_int_equal(spool_scope_spawn(s, block_stress_item, &block_stress->index[i]), 0);
+}
+
+static void block_stress_install(void *arg)
+{
+    (void)arg;
+    spool_scope(block_stress_body, NULL);
+}
+
+static void test_spawn_blocks_across_threads(void **state)
+{
+    (void)state;
+    unsigned long rounds = test_iters("SPOOL_TEST_BLOCK_ROUNDS", 30);
+    block_stress = calloc(1, sizeof *block_stress);
+    assert_non_null(block_stress);
+    const int total = BLOCK_STRESS_SPAWNS * (BLOCK_STRESS_CHILDREN + 1);
+    for (int k = 0; k < total; k++)
+        block_stress->index[k] = k;
+    unsigned threads[] = {2, 4};
+    for (size_t t = 0; t < 2; t++) {
+        spool_config_t config = {.num_threads = threads[t]};
+        spool_pool_t *pool;
+        assert_int_equal(spool_pool_create(&config, &pool), 0);
+        for (unsigned long r = 0; r < rounds; r++) {
+            for (int k = 0; k < total; k++)
+                atomic_store_explicit(&block_stress->ran[k], 0, memory_order_relaxed);
+            assert_int_equal(spool_pool_install(pool, block_stress_install, NULL), 0);
+            for (int k = 0; k < total; k++) {
+                /* Children exist for every hundredth item only. */
+                unsigned want = k < BLOCK_STRESS_SPAWNS || (k % BLOCK_STRESS_SPAWNS) % 100 == 0;
+                unsigned got = atomic_load_explicit(&block_stress->ran[k], memory_order_relaxed);
+                if (got != want)
+                    fail_msg("%u threads, round %lu: call %d ran %u times", threads[t], r, k, got);
+            }
+        }
+        assert_int_equal(spool_pool_destroy(pool), 0);
+    }
+    free(block_stress);
+}
+
 /* ---- bad input ---------------------------------------------------------- */
 
 /* Demand (src/deque.md): spawns pushed while the other worker is busy stay
@@ -835,6 +992,8 @@ int main(void)
         cmocka_unit_test(test_private_spawns_published_on_demand),
         cmocka_unit_test(test_in_place_scope_on_a_busy_worker),
         cmocka_unit_test(test_credits_across_scopes),
+        cmocka_unit_test(test_spawn_blocks_keep_lifo_order),
+        cmocka_unit_test(test_spawn_blocks_across_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -82,6 +82,11 @@ check scope_credits.c \
   -DCOUNT_ON_PUBLISH=0 \
   -DDONE_ORDER=memory_order_relaxed
 
+check spawn_block.c \
+  -DCOUNT_ALL_ON_PUBLISH=0 \
+  -DCLOSE_ON_PUBLISH=0 \
+  -DDONE_ORDER=memory_order_relaxed
+
 check trace_ring.c \
   -DSPOOL__TRACE_CLAIM_FENCE=memory_order_relaxed \
   -DSPOOL__TRACE_CHECK_FENCE=memory_order_relaxed \
