@@ -104,22 +104,6 @@ void spool__lock_latch_wait(spool__lock_latch_t *l)
     pthread_mutex_unlock(&l->lock);
 }
 
-int spool__count_latch_init(spool__count_latch_t *l, spool__worker_t *owner, bool cross)
-{
-    atomic_init(&l->counter, 1);
-    l->blocking = owner == NULL;
-    if (l->blocking)
-        return spool__lock_latch_init(&l->lock);
-    spool__spin_latch_init(&l->spin, owner, cross);
-    return 0;
-}
-
-void spool__count_latch_destroy(spool__count_latch_t *l)
-{
-    if (l->blocking)
-        spool__lock_latch_destroy(&l->lock);
-}
-
 void spool__count_latch_set(spool__count_latch_t *l)
 {
     spool__count_latch_set_n(l, 1);
@@ -137,7 +121,7 @@ void spool__count_latch_set_n(spool__count_latch_t *l, size_t n)
         spool__spin_latch_set(&l->spin);
 }
 
-void spool__count_latch_wait(spool__count_latch_t *l, spool__worker_t *owner)
+void spool__count_latch_wait_cold(spool__count_latch_t *l, spool__worker_t *owner)
 {
     spool__count_latch_set(l);
     if (l->blocking)

@@ -137,8 +137,21 @@ typedef struct spool__count_latch {
 
 /* cross: as for spool__spin_latch_init (the setters may run in another pool
  * than the owner's). */
-int spool__count_latch_init(spool__count_latch_t *l, struct spool__worker *owner, bool cross);
-void spool__count_latch_destroy(spool__count_latch_t *l);
+static inline int spool__count_latch_init(spool__count_latch_t *l, struct spool__worker *owner,
+                                          bool cross)
+{
+    atomic_init(&l->counter, 1);
+    l->blocking = owner == NULL;
+    if (l->blocking)
+        return spool__lock_latch_init(&l->lock);
+    spool__spin_latch_init(&l->spin, owner, cross);
+    return 0;
+}
+static inline void spool__count_latch_destroy(spool__count_latch_t *l)
+{
+    if (l->blocking)
+        spool__lock_latch_destroy(&l->lock);
+}
 static inline void spool__count_latch_increment(spool__count_latch_t *l)
 {
     /* Relaxed: the incrementer holds a count already, so zero cannot be
@@ -154,8 +167,20 @@ static inline void spool__count_latch_add(spool__count_latch_t *l, size_t n)
 void spool__count_latch_set(spool__count_latch_t *l);
 /* n counts at once (n >= 1), as n calls of spool__count_latch_set. */
 void spool__count_latch_set_n(spool__count_latch_t *l, size_t n);
+void spool__count_latch_wait_cold(spool__count_latch_t *l, struct spool__worker *owner);
 /* Owner: drops its own count and waits until the counter reaches zero,
  * running other jobs meanwhile if the owner is a worker. */
-void spool__count_latch_wait(spool__count_latch_t *l, struct spool__worker *owner);
+static inline void spool__count_latch_wait(spool__count_latch_t *l, struct spool__worker *owner)
+{
+    /* Only the owner's count left: no counted job is pending or running,
+     * and none can be made (only a count holder adds counts), so there is
+     * nothing to drop, set or wait for (two locked instructions fewer per
+     * scope whose spawns all stayed local).  Acquire pairs with the acq_rel
+     * decrement that left 1 and, through its release sequence, every
+     * earlier one: the jobs' effects are visible. */
+    if (atomic_load_explicit(&l->counter, memory_order_acquire) == 1)
+        return;
+    spool__count_latch_wait_cold(l, owner);
+}
 
 #endif

@@ -80,7 +80,8 @@ check split_deque.c \
 
 check scope_credits.c \
   -DCOUNT_ON_PUBLISH=0 \
-  -DDONE_ORDER=memory_order_relaxed
+  -DDONE_ORDER=memory_order_relaxed \
+  -DLAST_COUNT_ORDER=memory_order_relaxed
 
 check spawn_block.c \
   -DCOUNT_ALL_ON_PUBLISH=0 \
