@@ -68,6 +68,9 @@ static bool try_split(const loop_t *l, size_t len, size_t *splits, bool migrated
 static void leaf(const part_t *p)
 {
     const loop_t *l = p->loop;
+    /* The halves forked on the way down are private; a leaf may run long
+     * (deque.md, rule 3). */
+    spool__worker_share_if_idle(spool__current_worker());
     if (l->reducer == NULL) {
         l->body(l->ctx, p->begin, p->end);
         return;

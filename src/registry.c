@@ -303,15 +303,20 @@ void spool__worker_publish(spool__worker_t *w)
      * execute function with the job. */
     spool__deque_t *d = &w->deque;
     int64_t end = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    /* A block is posted as the calls it holds, so that as many sleepers
+     * wake as there are calls to run (deque.md, "Spawn blocks"). */
+    int64_t extra_calls = 0;
     for (int64_t i = atomic_load_explicit(&d->split, memory_order_relaxed); i < end; i++) {
         spool__job_t *job = spool__deque_private_job(d, i);
-        if (job->execute == spool__scope_local_execute)
-            spool__scope_local_published(job);
+        if (job->execute == spool__scope_local_execute ||
+            job->execute == spool__scope_counted_execute)
+            extra_calls += (int64_t)spool__scope_block_published(job) - 1;
     }
     bool was_empty;
     int64_t n = spool__deque_publish(&w->deque, &was_empty);
     if (n <= 0)
         return;
+    n += extra_calls;
     /* Post-work protocol for internal jobs (no fence needed: sleep.md). */
     spool__sleep_t *sleep = &w->registry->sleep;
     uint64_t c = spool__sleep_load_counters(sleep);
@@ -337,6 +342,7 @@ static void *worker_main(void *arg)
     spool__worker_t *w = arg;
     spool_pool_t *reg = w->registry;
     spool__tls_worker = w;
+    spool__sleep_thread_started(&reg->sleep);
 #ifdef __linux__
     char name[32];
     snprintf(name, sizeof name, "%s-%u", reg->thread_name, w->index);

@@ -138,12 +138,44 @@ int spool__registry_in_worker(spool_pool_t *reg, spool_fn fn, void *arg);
  * sleepers, as a push of that many jobs would. */
 void spool__worker_publish(spool__worker_t *w);
 
-/* scope.c: the execute function of a local spawn block (uncounted), what
- * publishing one does (count its entries on its scope's latch), and the
+/* scope.c: the execute functions of a local spawn block (uncounted) and of
+ * a counted one, what publishing a block does (a local one's entries are
+ * counted on its scope's latch; returns how many calls it holds), and the
  * release of a worker's spare blocks when its pool is freed. */
 void spool__scope_local_execute(spool__job_t *job);
-void spool__scope_local_published(spool__job_t *job);
+void spool__scope_counted_execute(spool__job_t *job);
+size_t spool__scope_block_published(spool__job_t *job);
 void spool__scope_free_spare_blocks(spool__worker_t *w);
+
+/* Is another worker of w's pool idle (searching or asleep)?  A relaxed look
+ * at the sleep counters, a hint for publishing early (deque.md, rule 3):
+ * the sleep protocol's guarantees do not rest on it, a stale answer only
+ * publishes later (at the next demand, push or pop). */
+static inline bool spool__worker_peers_idle(spool__worker_t *w)
+{
+    uint64_t c = atomic_load_explicit(&w->registry->sleep.counters, memory_order_relaxed);
+    return spool__counters_inactive(c) != 0;
+}
+
+/* Owner only (w is the calling worker), before it runs one of its own jobs
+ * that may take long (a job its wait loop popped, an entry of a spawn block):
+ * should its private jobs be published first?  Yes if it has some and
+ * another worker is idle: else they stay hidden for as long as that job
+ * runs. */
+static inline bool spool__worker_should_share(spool__worker_t *w)
+{
+    spool__deque_t *d = &w->deque;
+    return spool__worker_peers_idle(w) && atomic_load_explicit(&d->split, memory_order_relaxed) <
+                                              atomic_load_explicit(&d->bottom, memory_order_relaxed);
+}
+
+/* Rule 3 for a caller about to run work that may take long (a loop's leaf):
+ * w is the calling worker or NULL (then nothing to do). */
+static inline void spool__worker_share_if_idle(spool__worker_t *w)
+{
+    if (w != NULL && SPOOL__UNLIKELY(spool__worker_should_share(w)))
+        spool__worker_publish(w);
+}
 
 /* Pushes job on w's own deque (w is the calling worker).  False if the deque
  * could not grow.  The job stays private (no fence, no look at the sleep
@@ -157,12 +189,13 @@ static inline bool spool__worker_push(spool__worker_t *w, spool__job_t *job)
     return true;
 }
 
-/* Pops w's newest own job (w is the calling worker), or NULL; publishes the
- * rest if a thief asked meanwhile. */
+/* Pops w's newest own job (w is the calling worker) to run it, or NULL;
+ * publishes the rest if a thief asked meanwhile or another worker is idle
+ * (deque.md, rules 2 and 3). */
 static inline spool__job_t *spool__worker_pop(spool__worker_t *w)
 {
     spool__job_t *job = spool__deque_pop(&w->deque);
-    if (SPOOL__UNLIKELY(spool__deque_demanded(&w->deque)))
+    if (SPOOL__UNLIKELY(spool__deque_demanded(&w->deque) || spool__worker_should_share(w)))
         spool__worker_publish(w);
     return job;
 }

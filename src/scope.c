@@ -183,10 +183,11 @@ static inline bool hand_on_each(spool_scope_t *scope)
 }
 
 /* A counted block, run by whichever worker w took it: its entries here,
- * newest first, until a thief asks w for work; then the rest is handed on
- * (pushed on w's deque, which publishes it) before the entry taken runs.
- * The entries run here drop their counts at once at the end. */
-static void counted_block_execute(spool__job_t *base)
+ * newest first, until a thief asks w for work or another worker is idle;
+ * then the rest is handed on (pushed on w's deque and published) before the
+ * entry taken runs.  The entries run here drop their counts at once at the
+ * end. */
+void spool__scope_counted_execute(spool__job_t *base)
 {
     spool__spawn_block_t *b = (spool__spawn_block_t *)base;
     spool__worker_t *w = spool__current_worker();
@@ -197,8 +198,11 @@ static void counted_block_execute(spool__job_t *base)
         uint32_t n = --b->count;
         spool_scope_fn fn = b->entries[n].fn;
         void *arg = b->entries[n].arg;
-        bool handed_on = n > 0 && (each || spool__deque_demanded(&w->deque)) &&
+        bool handed_on = n > 0 &&
+                         (each || spool__deque_demanded(&w->deque) || spool__worker_peers_idle(w)) &&
                          spool__worker_push(w, base);
+        if (handed_on && spool__worker_should_share(w))
+            spool__worker_publish(w); /* the push kept it private */
         if (n == 0)
             block_free(w, b); /* before fn: its spawns can reuse it */
         fn(scope, arg);
@@ -240,11 +244,22 @@ static SPOOL__NOINLINE void local_block_rest(spool__spawn_block_t *b, spool_scop
     }
 }
 
+/* Out of line for spool__scope_local_execute, which then saves no register:
+ * the rest pushed back is published (another worker is idle), then fn. */
+static SPOOL__NOINLINE void publish_then_run(spool__worker_t *w, spool_scope_t *scope,
+                                             spool_scope_fn fn, void *arg)
+{
+    spool__worker_publish(w);
+    fn(scope, arg);
+}
+
 /* A local block, run by its scope's worker (a thief only ever gets a block
- * after spool__scope_local_published made it counted): as a counted block,
- * but each entry only leaves the local count.  The entry runs as a tail
- * call; the common cases (the last entry with a spare slot for the block,
- * or a private push back) call nothing else. */
+ * after spool__scope_block_published made it counted): as a counted block,
+ * but each entry only leaves the local count, and the rest pushed back is
+ * published only if another worker is idle (the entry may run long).  The
+ * entry runs as a tail call; the common cases (the last entry with a spare
+ * slot for the block, or a private push back with nobody idle) call nothing
+ * else. */
 void spool__scope_local_execute(spool__job_t *base)
 {
     spool__spawn_block_t *b = (spool__spawn_block_t *)base;
@@ -265,21 +280,27 @@ void spool__scope_local_execute(spool__job_t *base)
     } else if (SPOOL__UNLIKELY(!spool__deque_push_private(&w->deque, base))) {
         local_block_rest(b, fn, arg);
         return;
+    } else if (SPOOL__UNLIKELY(spool__worker_peers_idle(w))) {
+        publish_then_run(w, scope, fn, arg);
+        return;
     }
     fn(scope, arg);
 }
 
-void spool__scope_local_published(spool__job_t *base)
+size_t spool__scope_block_published(spool__job_t *base)
 {
     spool__spawn_block_t *b = (spool__spawn_block_t *)base;
-    spool_scope_t *scope = b->scope;
-    scope->local -= b->count;
-    /* The publisher runs inside the scope (its body or its end's drain),
-     * whose body count is still held. */
-    spool__count_latch_add(&scope->latch, b->count);
-    base->execute = counted_block_execute;
-    if (scope->open_block == b)
-        scope->open_block = NULL; /* public now: no more entries */
+    if (base->execute == spool__scope_local_execute) {
+        spool_scope_t *scope = b->scope;
+        scope->local -= b->count;
+        /* The publisher runs inside the scope (its body or its end's
+         * drain), whose body count is still held. */
+        spool__count_latch_add(&scope->latch, b->count);
+        base->execute = spool__scope_counted_execute;
+        if (scope->open_block == b)
+            scope->open_block = NULL; /* public now: no more entries */
+    }
+    return b->count;
 }
 
 /* spawn_local's new block b, pushed on w's deque, the open one from then.
@@ -360,7 +381,7 @@ bool spool__scope_describe(const spool__job_t *job, spool__job_info_t *info)
         spool__trace_describe_heap((const spool__heap_job_t *)job, info);
         return true;
     }
-    if (job->execute != spool__scope_local_execute && job->execute != counted_block_execute)
+    if (job->execute != spool__scope_local_execute && job->execute != spool__scope_counted_execute)
         return false;
     /* The entry that will run: the newest. */
     const spool__spawn_block_t *b = (const spool__spawn_block_t *)job;

@@ -28,7 +28,8 @@ int spool__sleep_init(spool__sleep_t *s, unsigned num_workers)
         ws->is_blocked = false;
     }
     s->num_workers = num_workers;
-    atomic_init(&s->counters, 0);
+    /* Every worker idle until its thread runs (sleep.md, "The counters"). */
+    atomic_init(&s->counters, (uint64_t)num_workers << SPOOL__INACTIVE_SHIFT);
     return 0;
 }
 
@@ -69,6 +70,12 @@ static void wake_any_threads(spool__sleep_t *s, unsigned num_to_wake)
     for (unsigned i = 0; i < s->num_workers && num_to_wake > 0; i++)
         if (spool__sleep_wake_specific_thread(s, i))
             num_to_wake--;
+}
+
+void spool__sleep_thread_started(spool__sleep_t *s)
+{
+    /* Seq-cst: see spool__sleep_start_looking. */
+    atomic_fetch_sub_explicit(&s->counters, SPOOL__ONE_INACTIVE, memory_order_seq_cst);
 }
 
 void spool__sleep_work_found(spool__sleep_t *s)

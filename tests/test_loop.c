@@ -690,6 +690,53 @@ static void test_idle_cpu_after_loop(void **state)
     assert_int_equal(spool_pool_destroy(pool), 0);
 }
 
+/* ---- coarse leaves ---------------------------------------------------------- */
+
+/* A loop's halves forked on the way down to a leaf are private (src/deque.md);
+ * before a leaf runs, they must be published if workers are idle (rule 3),
+ * else they stay hidden as long as the leaf runs.  Each leaf here waits
+ * until all have started (or a deadline), so the loop passes only if every
+ * worker runs one at once.  Rounds: SPOOL_TEST_COARSE_ROUNDS. */
+enum { COARSE_THREADS = 4, COARSE_DEADLINE_MS = 5000 };
+typedef struct coarse_test {
+    atomic_int started, all_met;
+} coarse_test_t;
+
+static void coarse_leaf(void *ctx, size_t begin, size_t end)
+{
+    coarse_test_t *t = ctx;
+    for (size_t i = begin; i < end; i++)
+        if (test_meet(&t->started, COARSE_THREADS, COARSE_DEADLINE_MS))
+            atomic_fetch_add(&t->all_met, 1);
+}
+
+static void coarse_loop(void *arg)
+{
+    spool_for_opts_t opts = {.max_len = 1};
+    spool_for(0, COARSE_THREADS, &opts, coarse_leaf, arg);
+}
+
+static void test_coarse_leaves_run_side_by_side(void **state)
+{
+    (void)state;
+    unsigned long rounds = test_iters("SPOOL_TEST_COARSE_ROUNDS", 20);
+    spool_config_t config = {.num_threads = COARSE_THREADS};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    for (unsigned long r = 0; r < rounds; r++) {
+        coarse_test_t t;
+        atomic_init(&t.started, 0);
+        atomic_init(&t.all_met, 0);
+        if (r % 2 == 1)
+            test_sleep_ms(20); /* the workers sleep first */
+        assert_int_equal(spool_pool_install(pool, coarse_loop, &t), 0);
+        if (atomic_load(&t.all_met) != COARSE_THREADS)
+            fail_msg("round %lu: %d of %d leaves saw all %d start", r, atomic_load(&t.all_met),
+                     COARSE_THREADS, COARSE_THREADS);
+    }
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -706,6 +753,7 @@ int main(void)
         cmocka_unit_test(test_nested_loops_in_scopes),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_idle_cpu_after_loop),
+        cmocka_unit_test(test_coarse_leaves_run_side_by_side),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -766,6 +766,68 @@ static void test_spawn_blocks_across_threads(void **state)
     free(block_stress);
 }
 
+/* Coarse spawns run side by side (deque.md, rule 3): the scope's worker
+ * pops a block of spawns and runs one while the others wait in it; with
+ * workers idle it must publish them first, and whoever takes them must hand
+ * them on, else they stay hidden as long as the one it runs.  Here each
+ * spawn waits until all have started (or until a deadline), so they pass
+ * only if every worker runs one at once (test_loop.c has the same for a
+ * loop's leaves).  Rounds: SPOOL_TEST_COARSE_ROUNDS. */
+enum { COARSE_THREADS = 4, COARSE_DEADLINE_MS = 5000 };
+typedef struct coarse_test {
+    atomic_int started, all_met;
+} coarse_test_t;
+
+static void coarse_spawn(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    coarse_test_t *t = arg;
+    if (test_meet(&t->started, COARSE_THREADS, COARSE_DEADLINE_MS))
+        atomic_fetch_add(&t->all_met, 1);
+}
+
+static void coarse_body(spool_scope_t *s, void *arg)
+{
+    for (int i = 0; i < COARSE_THREADS; i++)
+        assert_int_equal(spool_scope_spawn(s, coarse_spawn, arg), 0);
+}
+
+static void coarse_lifo(void *arg)
+{
+    spool_scope(coarse_body, arg);
+}
+
+static void coarse_fifo(void *arg)
+{
+    spool_scope_fifo(coarse_body, arg);
+}
+
+static void test_coarse_spawns_run_side_by_side(void **state)
+{
+    (void)state;
+    unsigned long rounds = test_iters("SPOOL_TEST_COARSE_ROUNDS", 20);
+    spool_config_t config = {.num_threads = COARSE_THREADS};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    spool_fn kinds[] = {coarse_lifo, coarse_fifo};
+    const char *names[] = {"LIFO scope", "FIFO scope"};
+    for (unsigned long r = 0; r < rounds; r++) {
+        for (size_t k = 0; k < 2; k++) {
+            coarse_test_t t;
+            atomic_init(&t.started, 0);
+            atomic_init(&t.all_met, 0);
+            /* Every other round the workers sleep first. */
+            if (r % 2 == 1)
+                test_sleep_ms(20);
+            assert_int_equal(spool_pool_install(pool, kinds[k], &t), 0);
+            if (atomic_load(&t.all_met) != COARSE_THREADS)
+                fail_msg("%s, round %lu: %d of %d calls saw all %d start", names[k], r,
+                         atomic_load(&t.all_met), COARSE_THREADS, COARSE_THREADS);
+        }
+    }
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
 /* ---- bad input ---------------------------------------------------------- */
 
 /* Demand (src/deque.md): spawns pushed while the other worker is busy stay
@@ -994,6 +1056,7 @@ int main(void)
         cmocka_unit_test(test_credits_across_scopes),
         cmocka_unit_test(test_spawn_blocks_keep_lifo_order),
         cmocka_unit_test(test_spawn_blocks_across_threads),
+        cmocka_unit_test(test_coarse_spawns_run_side_by_side),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

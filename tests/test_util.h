@@ -76,6 +76,20 @@ static inline void test_sleep_ms(long ms)
         ;
 }
 
+/* A meeting of n calls that must run at the same time (coarse work spread
+ * over idle workers): counts this one in, then waits until all n are in or
+ * deadline_ms passed.  True if all met. */
+static inline bool test_meet(atomic_int *in, int n, int deadline_ms)
+{
+    atomic_fetch_add(in, 1);
+    for (int ms = 0; ms < deadline_ms; ms++) {
+        if (atomic_load(in) == n)
+            return true;
+        test_sleep_ms(1);
+    }
+    return false;
+}
+
 static inline unsigned long fib_expected(unsigned n)
 {
     unsigned long a = 0, b = 1;

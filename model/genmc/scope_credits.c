@@ -4,7 +4,7 @@
  * scope: its count starts at 1 (the body); it spawns JOBS (2) local jobs
  * (uncounted, `local` counts them) as the scope's worker does, pushing them
  * as join and spawn do; publishing counts every local job it makes public
- * and turns it into a counted one (spool__scope_local_published: local--,
+ * and turns it into a counted one (spool__scope_block_published: local--,
  * count++, new execute function), before the release store of split.  The
  * scope's end pops and runs jobs until no local job is left; if the count
  * is then 1 (the body's only) it is done at once, else it drops the body's
