@@ -20,9 +20,9 @@ static inline void spool__job_execute(spool__job_t *job)
 }
 
 /*
- * A heap job: a spawned job's 32-byte block.  Blocks come from per-worker
- * free lists (job_cache.c), so steady-state spawning does not call malloc.
- * A block on a free list is poisoned under AddressSanitizer and memcheck
+ * A heap job: a spawned job's 32-byte block, or a FIFO's ticket.  Blocks
+ * come from per-worker free lists (job_cache.c), so steady-state spawning
+ * does not call malloc.  A block on a free list is poisoned under AddressSanitizer and memcheck
  * (job_cache.h), so a use of it after its job ran is reported.
  */
 typedef union spool__heap_job spool__heap_job_t;
@@ -33,6 +33,11 @@ union spool__heap_job {
         void *arg;
         void *ctx; /* the scope, or the pool of a detached spawn */
     } job;
+    struct { /* a FIFO's ticket (job_fifo.h) */
+        spool__job_t base;
+        struct spool__job_fifo *fifo;
+        size_t count; /* references to the FIFO's front it holds */
+    } ticket;
     spool__heap_job_t *next_free;
 };
 

@@ -1,50 +1,190 @@
-/* FIFOs with an indirect job (see job_fifo.h). */
+/* FIFOs and their tickets (see job_fifo.h; deque.md, "FIFO tickets"). */
 #include "job_fifo.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 
 #include "atomics.h"
+#include "registry.h"
 
-#if defined(__GNUC__)
-#define TAKE_INLINE inline __attribute__((always_inline))
-#else
-#define TAKE_INLINE inline
-#endif
-
-/* The job that indirect job `job` stands for, taken from its FIFO.  Inlined
- * in both callers: the call cost ~3% of a spawn_fifo (callgrind). */
-static TAKE_INLINE spool__job_t *take_real(spool__job_t *job)
+/* The front job of f, owed to a reference the caller spends.  The reference
+ * guarantees a job: every earlier take was paid for by another reference,
+ * and the push of the job owed happened before the reference was made (its
+ * worker pushes the job, then counts the reference), which happened before
+ * the caller got the ticket (the owner itself, or a deque's release and
+ * acquire), so the queue cannot look empty; a lost race only means retry. */
+static inline spool__job_t *take_front(spool__job_fifo_t *f)
 {
-    spool__job_fifo_t *f =
-        (spool__job_fifo_t *)(void *)((char *)job - offsetof(spool__job_fifo_t, indirect));
-    /* Our reference guarantees a job for us: every earlier take was paid for
-     * by another reference, and the push of the job we are owed happened
-     * before the push of a reference whose taker we synchronize with (its
-     * CAS on top is in the release sequence our load of top reads), so the
-     * queue cannot look empty; a lost race only means retry. */
     spool__job_t *real = NULL;
     spool__steal_t r;
     while ((r = spool__deque_take_front(&f->queue, &real)) == SPOOL__STEAL_RETRY)
         ;
     if (SPOOL__UNLIKELY(r != SPOOL__STEAL_SUCCESS))
-        spool__abort("internal error: indirect job found its FIFO empty");
+        spool__abort("internal error: a FIFO ticket found its FIFO empty");
     return real;
 }
 
-static void indirect_execute(spool__job_t *job)
+static void ticket_free(spool__worker_t *w, spool__heap_job_t *t)
 {
-    spool__job_execute(take_real(job));
+    spool__job_free(&w->registry->job_pool, &w->jobs, t);
+}
+
+/* Does the worker that runs a published ticket hand its rest on after each
+ * reference?  Only while the pool's timeline records: then every reference
+ * is a job of its own there, as it would be without tickets. */
+static inline bool hand_on_each(spool__worker_t *w)
+{
+#if SPOOL__TRACE_ENABLED
+    return spool__trace_current(&w->registry->trace) != NULL;
+#else
+    (void)w;
+    return false;
+#endif
+}
+
+/* Spends one reference of ticket t, which the calling worker w holds: the
+ * rest is pushed on w's deque first (back where it was, for its own FIFO's
+ * private ticket, so that it stays the open one), published if another
+ * worker is idle (deque.md, rule 3); returns the job to run.  If the rest
+ * cannot be pushed (the deque could not grow), it is spent here at once on
+ * the FIFO's front jobs, and the job returned is the one after them. */
+static spool__job_t *ticket_step(spool__heap_job_t *t, spool__worker_t *w)
+{
+    spool__job_fifo_t *f = t->ticket.fifo;
+    bool own = t->ticket.base.execute == spool__fifo_ticket_private_execute;
+    size_t n = --t->ticket.count;
+    if (n == 0 || !spool__worker_push(w, &t->ticket.base)) {
+        if (own && f->open_ticket == t)
+            f->open_ticket = NULL; /* off the deque from here */
+        ticket_free(w, t);
+        while (n-- > 0)
+            spool__job_execute(take_front(f));
+    } else if (spool__worker_should_share(w)) {
+        spool__worker_publish(w);
+    }
+    return take_front(f);
+}
+
+/* Out of line for spool__fifo_ticket_private_execute, which then saves no
+ * register: the rest pushed back is published (another worker is idle),
+ * then the job taken runs. */
+static SPOOL__NOINLINE void publish_then_run(spool__worker_t *w, spool__job_fifo_t *f)
+{
+    spool__worker_publish(w);
+    spool__job_execute(take_front(f));
+}
+
+/* The common case inline (more references left, pushed back privately),
+ * the job run as a tail call; the last reference, or a push back that
+ * needs more, takes ticket_step. */
+void spool__fifo_ticket_private_execute(spool__job_t *job)
+{
+    spool__heap_job_t *t = (spool__heap_job_t *)job;
+    spool__worker_t *w = spool__current_worker();
+    if (SPOOL__UNLIKELY(t->ticket.count == 1 || !spool__deque_push_private(&w->deque, job))) {
+        spool__job_execute(ticket_step(t, w));
+        return;
+    }
+    t->ticket.count--; /* private still: nobody else sees it */
+    spool__job_fifo_t *f = t->ticket.fifo;
+    if (SPOOL__UNLIKELY(spool__worker_peers_idle(w))) {
+        publish_then_run(w, f);
+        return;
+    }
+    spool__job_execute(take_front(f));
+}
+
+/* A published ticket, run by whichever worker w took it: its references
+ * here, one after the other, until a thief asks w for work or another
+ * worker is idle; then the rest is handed on (pushed on w's deque and
+ * published) before the job taken runs. */
+void spool__fifo_ticket_execute(spool__job_t *job)
+{
+    spool__heap_job_t *t = (spool__heap_job_t *)job;
+    spool__worker_t *w = spool__current_worker();
+    if (hand_on_each(w)) {
+        spool__job_execute(ticket_step(t, w));
+        return;
+    }
+    spool__job_fifo_t *f = t->ticket.fifo;
+    for (;;) {
+        size_t n = --t->ticket.count;
+        bool handed_on = n > 0 &&
+                         (spool__deque_demanded(&w->deque) || spool__worker_peers_idle(w)) &&
+                         spool__worker_push(w, job);
+        if (handed_on && spool__worker_should_share(w))
+            spool__worker_publish(w); /* the push kept it private */
+        if (n == 0)
+            ticket_free(w, t);
+        /* Our reference keeps a job in f, so f (and its scope) lives on. */
+        spool__job_execute(take_front(f));
+        if (n == 0 || handed_on)
+            return;
+    }
 }
 
 spool__job_t *spool__job_fifo_resolve(spool__job_t *job)
 {
-    return job->execute == indirect_execute ? take_real(job) : job;
+    if (job->execute != spool__fifo_ticket_private_execute &&
+        job->execute != spool__fifo_ticket_execute)
+        return job;
+    return ticket_step((spool__heap_job_t *)job, spool__current_worker());
+}
+
+/* spool__worker_push_fifo's new ticket, out of line so that an added
+ * reference saves no register.  A thief that asked gets the open ticket
+ * first (publishing closes it), as a push would publish it (rule 2). */
+static SPOOL__NOINLINE int push_new_ticket(spool__worker_t *w, spool__job_fifo_t *f,
+                                           spool__job_t *job)
+{
+    spool__deque_t *d = &w->deque;
+    if (spool__deque_demanded(d))
+        spool__worker_publish(w);
+    spool__heap_job_t *t = spool__job_alloc(&w->registry->job_pool, &w->jobs);
+    if (t == NULL)
+        return ENOMEM;
+    if (!spool__job_fifo_push(f, job)) {
+        ticket_free(w, t);
+        return ENOMEM;
+    }
+    t->ticket.base.execute = spool__fifo_ticket_private_execute;
+    t->ticket.fifo = f;
+    t->ticket.count = 1;
+    /* Open before the push: a publication by the push closes it again. */
+    f->open_ticket = t;
+    f->open_index = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    if (!spool__worker_push(w, &t->ticket.base)) {
+        /* No room for it: spend its reference here (on the FIFO's front
+         * job, so every queued job keeps one reference). */
+        f->open_ticket = NULL;
+        ticket_free(w, t);
+        spool__job_execute(take_front(f));
+    }
+    return 0;
+}
+
+int spool__worker_push_fifo(spool__worker_t *w, spool__job_fifo_t *f, spool__job_t *job)
+{
+    spool__deque_t *d = &w->deque;
+    spool__heap_job_t *t = f->open_ticket;
+    if (t != NULL && t->ticket.count < SPOOL__FIFO_TICKET_CAP &&
+        atomic_load_explicit(&d->bottom, memory_order_relaxed) == f->open_index + 1 &&
+        SPOOL__LIKELY(!spool__deque_demanded(d))) {
+        /* Another reference in the open ticket, which is private: no push,
+         * so demand is tested here as a push would (deque.md, rule 2). */
+        if (!spool__job_fifo_push(f, job))
+            return ENOMEM;
+        t->ticket.count++;
+        return 0;
+    }
+    return push_new_ticket(w, f, job);
 }
 
 int spool__job_fifo_init(spool__job_fifo_t *f)
 {
-    f->indirect.execute = indirect_execute;
+    f->open_ticket = NULL;
+    f->open_index = 0;
     return spool__deque_init(&f->queue);
 }
 

@@ -154,7 +154,7 @@ static spool__job_t *search(spool__worker_t *w, spool__core_latch_t *latch,
 static void run_traced(spool__trace_ring_t *ring, size_t capacity, spool__job_t *job,
                        unsigned from)
 {
-    /* An indirect job runs its FIFO's front job: take that one now, so that
+    /* A FIFO's ticket runs its FIFO's front job: take that one now, so that
      * the record names the job that really runs. */
     job = spool__job_fifo_resolve(job);
     spool__job_info_t info;
@@ -303,14 +303,17 @@ void spool__worker_publish(spool__worker_t *w)
      * execute function with the job. */
     spool__deque_t *d = &w->deque;
     int64_t end = atomic_load_explicit(&d->bottom, memory_order_relaxed);
-    /* A block is posted as the calls it holds, so that as many sleepers
-     * wake as there are calls to run (deque.md, "Spawn blocks"). */
+    /* A block or ticket is posted as the calls it holds, so that as many
+     * sleepers wake as there are calls to run (deque.md, "Spawn blocks"). */
     int64_t extra_calls = 0;
     for (int64_t i = atomic_load_explicit(&d->split, memory_order_relaxed); i < end; i++) {
         spool__job_t *job = spool__deque_private_job(d, i);
         if (job->execute == spool__scope_local_execute ||
             job->execute == spool__scope_counted_execute)
             extra_calls += (int64_t)spool__scope_block_published(job) - 1;
+        else if (job->execute == spool__fifo_ticket_private_execute ||
+                 job->execute == spool__fifo_ticket_execute)
+            extra_calls += (int64_t)spool__fifo_ticket_published(job) - 1;
     }
     bool was_empty;
     int64_t n = spool__deque_publish(&w->deque, &was_empty);
@@ -322,17 +325,6 @@ void spool__worker_publish(spool__worker_t *w)
     uint64_t c = spool__sleep_load_counters(sleep);
     if (spool__sleep_post_needs_work(c))
         spool__sleep_new_jobs_cold(sleep, c, n > UINT_MAX ? UINT_MAX : (unsigned)n, was_empty);
-}
-
-int spool__worker_push_fifo(spool__worker_t *w, spool__job_fifo_t *f, spool__job_t *job)
-{
-    if (!spool__job_fifo_push(f, job))
-        return ENOMEM;
-    if (!spool__worker_push(w, &f->indirect))
-        /* No room for the reference: run it here instead (it runs the
-         * FIFO's front job, so every queued job keeps one reference). */
-        spool__job_execute(&f->indirect);
-    return 0;
 }
 
 /* ---- workers ----------------------------------------------------------- */

@@ -200,8 +200,8 @@ static inline spool__job_t *spool__worker_pop(spool__worker_t *w)
     return job;
 }
 
-/* Pushes job on w's FIFO f and f's indirect job on w's deque.  0, or
- * ENOMEM with nothing pushed. */
+/* job_fifo.c: pushes job on w's FIFO f and a reference to f on w's deque
+ * (w is the calling worker, f's).  0, or ENOMEM with nothing pushed. */
 int spool__worker_push_fifo(spool__worker_t *w, spool__job_fifo_t *f, spool__job_t *job);
 
 /* The calling thread's job cache if it is a worker of reg, else NULL. */

@@ -46,7 +46,7 @@ static void scope_complete(spool_scope_t *s, spool__worker_t *owner)
     }
     spool__count_latch_wait(&s->latch, owner);
     if (s->fifos != NULL) {
-        /* Every job has run, so every indirect reference has been popped. */
+        /* Every job has run, so every ticket has been spent and freed. */
         for (unsigned i = 0; i < s->registry->num_threads; i++) {
             if (s->fifos[i] != NULL)
                 spool__job_fifo_delete(s->fifos[i]);

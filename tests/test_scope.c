@@ -672,6 +672,12 @@ static void block_order_install(void *arg)
     spool_scope(block_order_body, NULL);
 }
 
+static void block_order_fifo_install(void *arg)
+{
+    (void)arg;
+    spool_scope_fifo(block_order_body, NULL);
+}
+
 static void test_spawn_blocks_keep_lifo_order(void **state)
 {
     (void)state;
@@ -694,8 +700,34 @@ static void test_spawn_blocks_keep_lifo_order(void **state)
     assert_int_equal(spool_pool_destroy(pool), 0);
 }
 
-/* Blocks stolen whole, handed on from deque to deque, published on demand
- * and popped back, with entries that spawn more: every entry runs once.
+/* The same spawns into a FIFO scope: its worker counts references in
+ * tickets of up to 64 (job_fifo.h), and every reference runs the FIFO's
+ * front job, so the items run in spawn order, then the children they
+ * spawned, as with one reference per spawn (rayon's order). */
+static void test_fifo_tickets_keep_fifo_order(void **state)
+{
+    (void)state;
+    spool_config_t config = {.num_threads = 1};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    memset(&block_order, 0, sizeof block_order);
+    assert_int_equal(spool_pool_install(pool, block_order_fifo_install, NULL), 0);
+    int expected[2 * BLOCK_SPAWNS], n = 0;
+    for (int i = 0; i < BLOCK_SPAWNS; i++)
+        expected[n++] = i;
+    for (int i = 0; i < BLOCK_SPAWNS; i += 5)
+        expected[n++] = 1000 + i;
+    assert_int_equal(block_order.len, n);
+    for (int k = 0; k < n; k++)
+        if (block_order.log[k] != expected[k])
+            fail_msg("position %d: got %d, expected %d", k, block_order.log[k], expected[k]);
+    assert_int_equal(block_order.nested_ran, 2 * ((BLOCK_SPAWNS - 7) / 13 + 1));
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
+/* Blocks (and, in odd rounds, FIFO tickets) stolen whole, handed on from
+ * deque to deque, published on demand and popped back, with entries that
+ * spawn more: every entry runs once.
  * Rounds: SPOOL_TEST_BLOCK_ROUNDS. */
 enum { BLOCK_STRESS_SPAWNS = 3000, BLOCK_STRESS_CHILDREN = 10 };
 typedef struct block_stress {
@@ -735,6 +767,12 @@ static void block_stress_install(void *arg)
     spool_scope(block_stress_body, NULL);
 }
 
+static void block_stress_fifo_install(void *arg)
+{
+    (void)arg;
+    spool_scope_fifo(block_stress_body, NULL);
+}
+
 static void test_spawn_blocks_across_threads(void **state)
 {
     (void)state;
@@ -752,7 +790,11 @@ static void test_spawn_blocks_across_threads(void **state)
         for (unsigned long r = 0; r < rounds; r++) {
             for (int k = 0; k < total; k++)
                 atomic_store_explicit(&block_stress->ran[k], 0, memory_order_relaxed);
-            assert_int_equal(spool_pool_install(pool, block_stress_install, NULL), 0);
+            /* Odd rounds: a FIFO scope (tickets stolen, handed on, spent). */
+            assert_int_equal(spool_pool_install(pool, r % 2 == 0 ? block_stress_install
+                                                                  : block_stress_fifo_install,
+                                                NULL),
+                             0);
             for (int k = 0; k < total; k++) {
                 /* Children exist for every hundredth item only. */
                 unsigned want = k < BLOCK_STRESS_SPAWNS || (k % BLOCK_STRESS_SPAWNS) % 100 == 0;
@@ -1055,6 +1097,7 @@ int main(void)
         cmocka_unit_test(test_in_place_scope_on_a_busy_worker),
         cmocka_unit_test(test_credits_across_scopes),
         cmocka_unit_test(test_spawn_blocks_keep_lifo_order),
+        cmocka_unit_test(test_fifo_tickets_keep_fifo_order),
         cmocka_unit_test(test_spawn_blocks_across_threads),
         cmocka_unit_test(test_coarse_spawns_run_side_by_side),
     };

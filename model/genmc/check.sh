@@ -88,6 +88,9 @@ check spawn_block.c \
   -DCLOSE_ON_PUBLISH=0 \
   -DDONE_ORDER=memory_order_relaxed
 
+check fifo_ticket.c \
+  -DCLOSE_ON_PUBLISH=0
+
 check trace_ring.c \
   -DSPOOL__TRACE_CLAIM_FENCE=memory_order_relaxed \
   -DSPOOL__TRACE_CHECK_FENCE=memory_order_relaxed \
