@@ -30,19 +30,6 @@ static void ticket_free(spool__worker_t *w, spool__heap_job_t *t)
     spool__job_free(&w->registry->job_pool, &w->jobs, t);
 }
 
-/* Does the worker that runs a published ticket hand its rest on after each
- * reference?  Only while the pool's timeline records: then every reference
- * is a job of its own there, as it would be without tickets. */
-static inline bool hand_on_each(spool__worker_t *w)
-{
-#if SPOOL__TRACE_ENABLED
-    return spool__trace_current(&w->registry->trace) != NULL;
-#else
-    (void)w;
-    return false;
-#endif
-}
-
 /* Spends one reference of ticket t, which the calling worker w holds: the
  * rest is pushed on w's deque first (back where it was, for its own FIFO's
  * private ticket, so that it stays the open one), published if another
@@ -103,7 +90,7 @@ void spool__fifo_ticket_execute(spool__job_t *job)
 {
     spool__heap_job_t *t = (spool__heap_job_t *)job;
     spool__worker_t *w = spool__current_worker();
-    if (hand_on_each(w)) {
+    if (spool__worker_hand_on_each(w)) {
         spool__job_execute(ticket_step(t, w));
         return;
     }

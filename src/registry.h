@@ -169,6 +169,20 @@ static inline bool spool__worker_should_share(spool__worker_t *w)
                                               atomic_load_explicit(&d->bottom, memory_order_relaxed);
 }
 
+/* Does worker w, running a spawn block or FIFO ticket (several calls behind
+ * one deque job), hand the rest on after each call?  Only while the pool's
+ * timeline records: then every call is a job of its own there, as it would
+ * be without blocks and tickets. */
+static inline bool spool__worker_hand_on_each(spool__worker_t *w)
+{
+#if SPOOL__TRACE_ENABLED
+    return spool__trace_current(&w->registry->trace) != NULL;
+#else
+    (void)w;
+    return false;
+#endif
+}
+
 /* Rule 3 for a caller about to run work that may take long (a loop's leaf):
  * w is the calling worker or NULL (then nothing to do). */
 static inline void spool__worker_share_if_idle(spool__worker_t *w)

@@ -169,19 +169,6 @@ void spool__scope_free_spare_blocks(spool__worker_t *w)
     w->spare_block_count = 0;
 }
 
-/* Does the worker that runs a block hand its rest on after each entry?  Only
- * while the pool's timeline records: then every entry is a job of its own
- * there, as it would be without blocks. */
-static inline bool hand_on_each(spool_scope_t *scope)
-{
-#if SPOOL__TRACE_ENABLED
-    return spool__trace_current(&scope->registry->trace) != NULL;
-#else
-    (void)scope;
-    return false;
-#endif
-}
-
 /* A counted block, run by whichever worker w took it: its entries here,
  * newest first, until a thief asks w for work or another worker is idle;
  * then the rest is handed on (pushed on w's deque and published) before the
@@ -192,7 +179,7 @@ void spool__scope_counted_execute(spool__job_t *base)
     spool__spawn_block_t *b = (spool__spawn_block_t *)base;
     spool__worker_t *w = spool__current_worker();
     spool_scope_t *scope = b->scope;
-    bool each = hand_on_each(scope);
+    bool each = spool__worker_hand_on_each(w);
     size_t done = 0;
     for (;;) {
         uint32_t n = --b->count;

@@ -678,6 +678,16 @@ static void block_order_fifo_install(void *arg)
     spool_scope_fifo(block_order_body, NULL);
 }
 
+/* The log is expected[0 .. n), and every nested scope's spawns ran. */
+static void check_block_order(const int *expected, int n)
+{
+    assert_int_equal(block_order.len, n);
+    for (int k = 0; k < n; k++)
+        if (block_order.log[k] != expected[k])
+            fail_msg("position %d: got %d, expected %d", k, block_order.log[k], expected[k]);
+    assert_int_equal(block_order.nested_ran, 2 * ((BLOCK_SPAWNS - 7) / 13 + 1));
+}
+
 static void test_spawn_blocks_keep_lifo_order(void **state)
 {
     (void)state;
@@ -692,11 +702,7 @@ static void test_spawn_blocks_keep_lifo_order(void **state)
         if (i % 5 == 0)
             expected[n++] = 1000 + i;
     }
-    assert_int_equal(block_order.len, n);
-    for (int k = 0; k < n; k++)
-        if (block_order.log[k] != expected[k])
-            fail_msg("position %d: got %d, expected %d", k, block_order.log[k], expected[k]);
-    assert_int_equal(block_order.nested_ran, 2 * ((BLOCK_SPAWNS - 7) / 13 + 1));
+    check_block_order(expected, n);
     assert_int_equal(spool_pool_destroy(pool), 0);
 }
 
@@ -717,11 +723,7 @@ static void test_fifo_tickets_keep_fifo_order(void **state)
         expected[n++] = i;
     for (int i = 0; i < BLOCK_SPAWNS; i += 5)
         expected[n++] = 1000 + i;
-    assert_int_equal(block_order.len, n);
-    for (int k = 0; k < n; k++)
-        if (block_order.log[k] != expected[k])
-            fail_msg("position %d: got %d, expected %d", k, block_order.log[k], expected[k]);
-    assert_int_equal(block_order.nested_ran, 2 * ((BLOCK_SPAWNS - 7) / 13 + 1));
+    check_block_order(expected, n);
     assert_int_equal(spool_pool_destroy(pool), 0);
 }
 
