@@ -72,6 +72,18 @@ static void check_each_taken_once(void)
  * module); client_publish is the client's publication. */
 static void client_publish(void);
 
+/* Publication as spool__worker_publish does it: each private job is shown
+ * to the client's visit (count it, close it) before the release store of
+ * split. */
+static void publish_visiting(void (*visit)(spool__job_t *job))
+{
+    bool was_empty;
+    int64_t end = atomic_load_explicit(&deque.bottom, memory_order_relaxed);
+    for (int64_t i = atomic_load_explicit(&deque.split, memory_order_relaxed); i < end; i++)
+        visit(spool__deque_private_job(&deque, i));
+    (void)spool__deque_publish(&deque, &was_empty);
+}
+
 static void owner_push(spool__job_t *job)
 {
     if (spool__deque_push_private(&deque, job))

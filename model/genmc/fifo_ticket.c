@@ -62,19 +62,19 @@ static void spend(void)
     take(job);
 }
 
+static void close_ticket(spool__job_t *job)
+{
+    ticket_t *t = (ticket_t *)job;
+    if (t->base.execute == private_execute) {
+        t->base.execute = published_execute;
+        if (CLOSE_ON_PUBLISH && open_ticket == t)
+            open_ticket = NULL;
+    }
+}
+
 static void client_publish(void)
 {
-    bool was_empty;
-    int64_t end = atomic_load_explicit(&deque.bottom, memory_order_relaxed);
-    for (int64_t i = atomic_load_explicit(&deque.split, memory_order_relaxed); i < end; i++) {
-        ticket_t *t = (ticket_t *)spool__deque_private_job(&deque, i);
-        if (t->base.execute == private_execute) {
-            t->base.execute = published_execute;
-            if (CLOSE_ON_PUBLISH && open_ticket == t)
-                open_ticket = NULL;
-        }
-    }
-    (void)spool__deque_publish(&deque, &was_empty);
+    publish_visiting(close_ticket);
 }
 
 static void fifo_spawn(int e)

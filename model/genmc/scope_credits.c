@@ -63,20 +63,19 @@ static void run(spool__job_t *job)
         atomic_fetch_sub_explicit(&count, 1, DONE_ORDER);
 }
 
+static void count_local(spool__job_t *job)
+{
+    if (job->execute == local_execute) {
+        local--;
+        if (COUNT_ON_PUBLISH)
+            atomic_fetch_add_explicit(&count, 1, memory_order_relaxed);
+        job->execute = counted_execute;
+    }
+}
+
 static void client_publish(void)
 {
-    bool was_empty;
-    int64_t end = atomic_load_explicit(&deque.bottom, memory_order_relaxed);
-    for (int64_t i = atomic_load_explicit(&deque.split, memory_order_relaxed); i < end; i++) {
-        spool__job_t *job = spool__deque_private_job(&deque, i);
-        if (job->execute == local_execute) {
-            local--;
-            if (COUNT_ON_PUBLISH)
-                atomic_fetch_add_explicit(&count, 1, memory_order_relaxed);
-            job->execute = counted_execute;
-        }
-    }
-    (void)spool__deque_publish(&deque, &was_empty);
+    publish_visiting(count_local);
 }
 
 static void try_steal(void)

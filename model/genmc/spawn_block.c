@@ -72,22 +72,22 @@ static void run_entry(int e)
     result[e] = 1;
 }
 
+static void count_block(spool__job_t *job)
+{
+    block_t *b = (block_t *)job;
+    if (b->base.execute == local_execute) {
+        local -= b->count;
+        atomic_fetch_add_explicit(&count, COUNT_ALL_ON_PUBLISH ? b->count : 1,
+                                  memory_order_relaxed);
+        b->base.execute = counted_execute;
+        if (CLOSE_ON_PUBLISH && open_block == b)
+            open_block = NULL;
+    }
+}
+
 static void client_publish(void)
 {
-    bool was_empty;
-    int64_t end = atomic_load_explicit(&deque.bottom, memory_order_relaxed);
-    for (int64_t i = atomic_load_explicit(&deque.split, memory_order_relaxed); i < end; i++) {
-        block_t *b = (block_t *)spool__deque_private_job(&deque, i);
-        if (b->base.execute == local_execute) {
-            local -= b->count;
-            atomic_fetch_add_explicit(&count, COUNT_ALL_ON_PUBLISH ? b->count : 1,
-                                      memory_order_relaxed);
-            b->base.execute = counted_execute;
-            if (CLOSE_ON_PUBLISH && open_block == b)
-                open_block = NULL;
-        }
-    }
-    (void)spool__deque_publish(&deque, &was_empty);
+    publish_visiting(count_block);
 }
 
 static void spawn(int e)
