@@ -47,8 +47,8 @@ static spool__job_t *ticket_step(spool__heap_job_t *t, spool__worker_t *w)
         ticket_free(w, t);
         while (n-- > 0)
             spool__job_execute(take_front(f));
-    } else if (spool__worker_should_share(w)) {
-        spool__worker_publish(w);
+    } else {
+        spool__worker_share_if_idle(w);
     }
     return take_front(f);
 }
@@ -97,11 +97,7 @@ void spool__fifo_ticket_execute(spool__job_t *job)
     spool__job_fifo_t *f = t->ticket.fifo;
     for (;;) {
         size_t n = --t->ticket.count;
-        bool handed_on = n > 0 &&
-                         (spool__deque_demanded(&w->deque) || spool__worker_peers_idle(w)) &&
-                         spool__worker_push(w, job);
-        if (handed_on && spool__worker_should_share(w))
-            spool__worker_publish(w); /* the push kept it private */
+        bool handed_on = n > 0 && spool__worker_hand_on(w, job, false);
         if (n == 0)
             ticket_free(w, t);
         /* Our reference keeps a job in f, so f (and its scope) lives on. */

@@ -214,6 +214,20 @@ static inline spool__job_t *spool__worker_pop(spool__worker_t *w)
     return job;
 }
 
+/* The holder w of several calls behind one job (a counted spawn block, a
+ * published FIFO ticket; rest: that job, with calls left), before it runs
+ * the call it took: hands the rest on if asked (each: the timeline records;
+ * a thief's demand; an idle worker), pushed on w's deque and published.
+ * True if handed on; the caller must not touch rest after that. */
+static inline bool spool__worker_hand_on(spool__worker_t *w, spool__job_t *rest, bool each)
+{
+    if (!(each || spool__deque_demanded(&w->deque) || spool__worker_peers_idle(w)) ||
+        !spool__worker_push(w, rest))
+        return false;
+    spool__worker_share_if_idle(w); /* if the push kept it private */
+    return true;
+}
+
 /* job_fifo.c: pushes job on w's FIFO f and a reference to f on w's deque
  * (w is the calling worker, f's).  0, or ENOMEM with nothing pushed. */
 int spool__worker_push_fifo(spool__worker_t *w, spool__job_fifo_t *f, spool__job_t *job);

@@ -185,11 +185,7 @@ void spool__scope_counted_execute(spool__job_t *base)
         uint32_t n = --b->count;
         spool_scope_fn fn = b->entries[n].fn;
         void *arg = b->entries[n].arg;
-        bool handed_on = n > 0 &&
-                         (each || spool__deque_demanded(&w->deque) || spool__worker_peers_idle(w)) &&
-                         spool__worker_push(w, base);
-        if (handed_on && spool__worker_should_share(w))
-            spool__worker_publish(w); /* the push kept it private */
+        bool handed_on = n > 0 && spool__worker_hand_on(w, base, each);
         if (n == 0)
             block_free(w, b); /* before fn: its spawns can reuse it */
         fn(scope, arg);
