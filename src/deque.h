@@ -195,7 +195,7 @@ static inline int64_t spool__deque_publish(spool__deque_t *d, bool *was_empty)
 }
 
 /* Owner only: pushes job as a public job, on a queue whose jobs are all
- * public (a job FIFO, the broadcasts: only taken from the top). */
+ * public (the broadcasts: only taken from the top). */
 static inline bool spool__deque_push_public(spool__deque_t *d, spool__job_t *job)
 {
     if (!spool__deque_push(d, job))
@@ -270,7 +270,7 @@ static inline spool__steal_t spool__deque_steal(spool__deque_t *d, spool__job_t 
 }
 
 /* Any thread, on a deque whose owner pushes only public jobs and never pops
- * (a job FIFO, the broadcasts): takes the oldest job.  With no pop there is
+ * (the broadcasts): takes the oldest job.  With no pop there is
  * no race with the owner for the last job, and the thieves' fence, which
  * pairs only with pop's, is not needed; thieves still race each other
  * through the CAS on top. */

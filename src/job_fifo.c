@@ -8,21 +8,14 @@
 #include "atomics.h"
 #include "registry.h"
 
-/* The front job of f, owed to a reference the caller spends.  The reference
- * guarantees a job: every earlier take was paid for by another reference,
- * and the push of the job owed happened before the reference was made (its
- * worker pushes the job, then counts the reference), which happened before
- * the caller got the ticket (the owner itself, or a deque's release and
- * acquire), so the queue cannot look empty; a lost race only means retry. */
-static inline spool__job_t *take_front(spool__job_fifo_t *f)
+/* Runs the front call of f, owed to a reference the caller spends.  The
+ * call keeps f's scope (or pool) alive until it has run, so f is still
+ * there while it is taken. */
+static inline void run_front(spool__job_fifo_t *f)
 {
-    spool__job_t *real = NULL;
-    spool__steal_t r;
-    while ((r = spool__deque_take_front(&f->queue, &real)) == SPOOL__STEAL_RETRY)
-        ;
-    if (SPOOL__UNLIKELY(r != SPOOL__STEAL_SUCCESS))
-        spool__abort("internal error: a FIFO ticket found its FIFO empty");
-    return real;
+    spool__fifo_run_t run = f->run;
+    void *ctx = f->ctx;
+    run(ctx, spool__fifo_queue_take(&f->queue));
 }
 
 static void ticket_free(spool__worker_t *w, spool__heap_job_t *t)
@@ -33,10 +26,10 @@ static void ticket_free(spool__worker_t *w, spool__heap_job_t *t)
 /* Spends one reference of ticket t, which the calling worker w holds: the
  * rest is pushed on w's deque first (back where it was, for its own FIFO's
  * private ticket, so that it stays the open one), published if another
- * worker is idle (deque.md, rule 3); returns the job to run.  If the rest
+ * worker is idle (deque.md, rule 3); returns the call to run.  If the rest
  * cannot be pushed (the deque could not grow), it is spent here at once on
- * the FIFO's front jobs, and the job returned is the one after them. */
-static spool__job_t *ticket_step(spool__heap_job_t *t, spool__worker_t *w)
+ * the FIFO's front calls, and the call returned is the one after them. */
+static spool__fifo_call_t ticket_step(spool__heap_job_t *t, spool__worker_t *w)
 {
     spool__job_fifo_t *f = t->ticket.fifo;
     bool own = t->ticket.base.execute == spool__fifo_ticket_private_execute;
@@ -46,31 +39,39 @@ static spool__job_t *ticket_step(spool__heap_job_t *t, spool__worker_t *w)
             f->open_ticket = NULL; /* off the deque from here */
         ticket_free(w, t);
         while (n-- > 0)
-            spool__job_execute(take_front(f));
+            run_front(f);
     } else {
         spool__worker_share_if_idle(w);
     }
-    return take_front(f);
+    return spool__fifo_queue_take(&f->queue);
 }
 
 /* Out of line for spool__fifo_ticket_private_execute, which then saves no
  * register: the rest pushed back is published (another worker is idle),
- * then the job taken runs. */
+ * then the call taken runs. */
 static SPOOL__NOINLINE void publish_then_run(spool__worker_t *w, spool__job_fifo_t *f)
 {
     spool__worker_publish(w);
-    spool__job_execute(take_front(f));
+    run_front(f);
+}
+
+/* Out of line for the same reason: the last reference, or a push back that
+ * needs more. */
+static SPOOL__NOINLINE void step_then_run(spool__heap_job_t *t, spool__worker_t *w)
+{
+    spool__job_fifo_t *f = t->ticket.fifo;
+    f->run(f->ctx, ticket_step(t, w));
 }
 
 /* The common case inline (more references left, pushed back privately),
- * the job run as a tail call; the last reference, or a push back that
+ * the call run as a tail call; the last reference, or a push back that
  * needs more, takes ticket_step. */
 void spool__fifo_ticket_private_execute(spool__job_t *job)
 {
     spool__heap_job_t *t = (spool__heap_job_t *)job;
     spool__worker_t *w = spool__current_worker();
     if (SPOOL__UNLIKELY(t->ticket.count == 1 || !spool__deque_push_private(&w->deque, job))) {
-        spool__job_execute(ticket_step(t, w));
+        step_then_run(t, w);
         return;
     }
     t->ticket.count--; /* private still: nobody else sees it */
@@ -79,7 +80,7 @@ void spool__fifo_ticket_private_execute(spool__job_t *job)
         publish_then_run(w, f);
         return;
     }
-    spool__job_execute(take_front(f));
+    run_front(f);
 }
 
 /* A published ticket, run by whichever worker w took it: its references
@@ -91,7 +92,7 @@ void spool__fifo_ticket_execute(spool__job_t *job)
     spool__heap_job_t *t = (spool__heap_job_t *)job;
     spool__worker_t *w = spool__current_worker();
     if (spool__worker_hand_on_each(w)) {
-        spool__job_execute(ticket_step(t, w));
+        step_then_run(t, w);
         return;
     }
     spool__job_fifo_t *f = t->ticket.fifo;
@@ -100,26 +101,46 @@ void spool__fifo_ticket_execute(spool__job_t *job)
         bool handed_on = n > 0 && spool__worker_hand_on(w, job, false);
         if (n == 0)
             ticket_free(w, t);
-        /* Our reference keeps a job in f, so f (and its scope) lives on. */
-        spool__job_execute(take_front(f));
+        /* Our reference keeps a call in f, so f (and its scope) lives on. */
+        run_front(f);
         if (n == 0 || handed_on)
             return;
     }
 }
 
-spool__job_t *spool__job_fifo_resolve(spool__job_t *job)
+static void fifo_job_execute(spool__job_t *job)
+{
+    spool__fifo_job_t *taken = (spool__fifo_job_t *)job;
+    taken->fifo->run(taken->fifo->ctx, taken->call);
+}
+
+spool__job_t *spool__job_fifo_resolve(spool__job_t *job, spool__fifo_job_t *taken)
 {
     if (job->execute != spool__fifo_ticket_private_execute &&
         job->execute != spool__fifo_ticket_execute)
         return job;
-    return ticket_step((spool__heap_job_t *)job, spool__current_worker());
+    spool__heap_job_t *t = (spool__heap_job_t *)job;
+    taken->base.execute = fifo_job_execute;
+    taken->fifo = t->ticket.fifo;
+    taken->call = ticket_step(t, spool__current_worker());
+    return &taken->base;
+}
+
+bool spool__job_fifo_describe(const spool__job_t *job, spool__job_info_t *info)
+{
+    if (job->execute != fifo_job_execute)
+        return false;
+    const spool__fifo_job_t *taken = (const spool__fifo_job_t *)job;
+    info->fn = spool__fn_bits(taken->call.fn);
+    info->arg = (uint64_t)(uintptr_t)taken->call.arg;
+    return true;
 }
 
 /* spool__worker_push_fifo's new ticket, out of line so that an added
  * reference saves no register.  A thief that asked gets the open ticket
  * first (publishing closes it), as a push would publish it (rule 2). */
 static SPOOL__NOINLINE int push_new_ticket(spool__worker_t *w, spool__job_fifo_t *f,
-                                           spool__job_t *job)
+                                           spool__fifo_fn_t fn, void *arg)
 {
     spool__deque_t *d = &w->deque;
     if (spool__deque_demanded(d))
@@ -127,7 +148,7 @@ static SPOOL__NOINLINE int push_new_ticket(spool__worker_t *w, spool__job_fifo_t
     spool__heap_job_t *t = spool__job_alloc(&w->registry->job_pool, &w->jobs);
     if (t == NULL)
         return ENOMEM;
-    if (!spool__job_fifo_push(f, job)) {
+    if (!spool__fifo_queue_push(&f->queue, fn, arg)) {
         ticket_free(w, t);
         return ENOMEM;
     }
@@ -139,15 +160,16 @@ static SPOOL__NOINLINE int push_new_ticket(spool__worker_t *w, spool__job_fifo_t
     f->open_index = atomic_load_explicit(&d->bottom, memory_order_relaxed);
     if (!spool__worker_push(w, &t->ticket.base)) {
         /* No room for it: spend its reference here (on the FIFO's front
-         * job, so every queued job keeps one reference). */
+         * call, so every queued call keeps one reference). */
         f->open_ticket = NULL;
         ticket_free(w, t);
-        spool__job_execute(take_front(f));
+        run_front(f);
     }
     return 0;
 }
 
-int spool__worker_push_fifo(spool__worker_t *w, spool__job_fifo_t *f, spool__job_t *job)
+int spool__worker_push_fifo(spool__worker_t *w, spool__job_fifo_t *f, spool__fifo_fn_t fn,
+                            void *arg)
 {
     spool__deque_t *d = &w->deque;
     spool__heap_job_t *t = f->open_ticket;
@@ -156,27 +178,29 @@ int spool__worker_push_fifo(spool__worker_t *w, spool__job_fifo_t *f, spool__job
         SPOOL__LIKELY(!spool__deque_demanded(d))) {
         /* Another reference in the open ticket, which is private: no push,
          * so demand is tested here as a push would (deque.md, rule 2). */
-        if (!spool__job_fifo_push(f, job))
+        if (!spool__fifo_queue_push(&f->queue, fn, arg))
             return ENOMEM;
         t->ticket.count++;
         return 0;
     }
-    return push_new_ticket(w, f, job);
+    return push_new_ticket(w, f, fn, arg);
 }
 
-int spool__job_fifo_init(spool__job_fifo_t *f)
+int spool__job_fifo_init(spool__job_fifo_t *f, spool__fifo_run_t run, void *ctx)
 {
+    f->run = run;
+    f->ctx = ctx;
     f->open_ticket = NULL;
     f->open_index = 0;
-    return spool__deque_init(&f->queue);
+    return spool__fifo_queue_init(&f->queue);
 }
 
 void spool__job_fifo_destroy(spool__job_fifo_t *f)
 {
-    spool__deque_destroy(&f->queue);
+    spool__fifo_queue_destroy(&f->queue);
 }
 
-spool__job_fifo_t *spool__job_fifo_new(void)
+spool__job_fifo_t *spool__job_fifo_new(spool__fifo_run_t run, void *ctx)
 {
     /* aligned_alloc wants a multiple of the alignment. */
     size_t line = SPOOL__CACHE_LINE;
@@ -184,7 +208,7 @@ spool__job_fifo_t *spool__job_fifo_new(void)
     spool__job_fifo_t *f = aligned_alloc(SPOOL__CACHE_LINE, size);
     if (f == NULL)
         return NULL;
-    if (spool__job_fifo_init(f) != 0) {
+    if (spool__job_fifo_init(f, run, ctx) != 0) {
         free(f);
         return NULL;
     }

@@ -1,22 +1,21 @@
 /*
- * Internal: a FIFO of jobs and its tickets (seed 003; deque.md, "FIFO
- * tickets").
+ * Internal: a FIFO of calls and its tickets (seed 003; deque.md, "FIFO
+ * tickets" and "The FIFO queue").
  *
  * Per-thread FIFO order on LIFO deques: a FIFO spawn from worker W pushes
- * the real job on W's FIFO (of the scope, or W's own FIFO for detached
- * spawn_fifo) and a reference to the FIFO on W's deque.  Whoever runs a
- * reference (W, or a thief) takes the FIFO's front job and runs that, so all
- * references to one FIFO are worth the same, and W counts them instead of
- * pushing each: a ticket is one deque job holding `count` references.  W
- * adds a reference to the FIFO's open ticket while that ticket is its
- * newest job, private and not full, else pushes a new ticket, the open one
- * from then.  Publication closes it.  A FIFO holds exactly as many jobs as
- * its tickets hold references.
+ * the call (fn, arg) on W's FIFO (of the scope, or W's own FIFO for
+ * detached spawn_fifo) and a reference to the FIFO on W's deque.  Whoever
+ * runs a reference (W, or a thief) takes the FIFO's front call and runs
+ * that, so all references to one FIFO are worth the same, and W counts them
+ * instead of pushing each: a ticket is one deque job holding `count`
+ * references.  W adds a reference to the FIFO's open ticket while that
+ * ticket is its newest job, private and not full, else pushes a new ticket,
+ * the open one from then.  Publication closes it.  A FIFO holds exactly as
+ * many calls as its tickets hold references.
  *
- * The queue is a Chase-Lev deque used from both ends in one direction only:
- * W alone pushes at the bottom, and everyone (W included) takes at the top
- * with the thieves' CAS, so FIFO spawns take no lock (a mutex here made two
- * threads slower than one on a stream of FIFO spawns).
+ * Every call of a FIFO belongs to the same scope (or to the pool, for a
+ * worker's own FIFO), so a call is its function and argument only, 16 bytes
+ * in the queue (fifo_queue.h), and the FIFO's run says how to run one.
  */
 #ifndef SPOOL_JOB_FIFO_H
 #define SPOOL_JOB_FIFO_H
@@ -24,14 +23,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "deque.h"
+#include "fifo_queue.h"
 #include "job.h"
 
 /* References per ticket: a thief takes at most this many with one steal. */
 #define SPOOL__FIFO_TICKET_CAP 64u
 
+/* Runs one call of a FIFO whose context is ctx. */
+typedef void (*spool__fifo_run_t)(void *ctx, spool__fifo_call_t call);
+
 typedef struct spool__job_fifo {
-    spool__deque_t queue; /* pushed by its worker only; taken at the top */
+    /* Read by every taker, written once: before the queue's lines. */
+    spool__fifo_run_t run;
+    void *ctx; /* the scope, or the pool */
+    spool__fifo_queue_t queue;
     /* Its worker's only: the ticket that more references may join while it
      * lies at open_index with nothing above it; NULL once closed or spent. */
     spool__heap_job_t *open_ticket;
@@ -39,17 +44,11 @@ typedef struct spool__job_fifo {
 } spool__job_fifo_t;
 
 /* Returns 0 or ENOMEM. */
-int spool__job_fifo_init(spool__job_fifo_t *f);
+int spool__job_fifo_init(spool__job_fifo_t *f, spool__fifo_run_t run, void *ctx);
 void spool__job_fifo_destroy(spool__job_fifo_t *f);
-/* A FIFO on the heap, aligned for its deque; NULL if out of memory. */
-spool__job_fifo_t *spool__job_fifo_new(void);
+/* A FIFO on the heap, aligned for its queue; NULL if out of memory. */
+spool__job_fifo_t *spool__job_fifo_new(spool__fifo_run_t run, void *ctx);
 void spool__job_fifo_delete(spool__job_fifo_t *f);
-
-/* Its worker only.  False (nothing pushed) if out of memory. */
-static inline bool spool__job_fifo_push(spool__job_fifo_t *f, spool__job_t *job)
-{
-    return spool__deque_push_public(&f->queue, job);
-}
 
 /* The execute functions of a private ticket (never published: its FIFO's
  * worker runs it one reference at a time, as that many jobs) and of a
@@ -72,9 +71,17 @@ static inline size_t spool__fifo_ticket_published(spool__job_t *job)
     return t->ticket.count;
 }
 
+/* A call taken off a FIFO, as a job (on the stack of the one who took it):
+ * for the timeline, which records the call that a ticket's reference runs. */
+typedef struct spool__fifo_job {
+    spool__job_t base;
+    spool__job_fifo_t *fifo;
+    spool__fifo_call_t call;
+} spool__fifo_job_t;
+
 /* If job is a ticket, spends one of its references (the rest handed on, as
- * its execute would) and returns the FIFO's job that reference stands for
- * (run that one instead); else returns job. */
-spool__job_t *spool__job_fifo_resolve(spool__job_t *job);
+ * its execute would), puts the call that reference stands for in *taken and
+ * returns &taken->base (run that one instead); else returns job. */
+spool__job_t *spool__job_fifo_resolve(spool__job_t *job, spool__fifo_job_t *taken);
 
 #endif

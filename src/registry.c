@@ -154,9 +154,10 @@ static spool__job_t *search(spool__worker_t *w, spool__core_latch_t *latch,
 static void run_traced(spool__trace_ring_t *ring, size_t capacity, spool__job_t *job,
                        unsigned from)
 {
-    /* A FIFO's ticket runs its FIFO's front job: take that one now, so that
-     * the record names the job that really runs. */
-    job = spool__job_fifo_resolve(job);
+    /* A FIFO's ticket runs its FIFO's front call: take that one now, so
+     * that the record names the call that really runs. */
+    spool__fifo_job_t taken;
+    job = spool__job_fifo_resolve(job, &taken);
     spool__job_info_t info;
     spool__trace_describe(job, &info);
     unsigned depth = ring->depth++;
@@ -485,7 +486,7 @@ static int registry_new(const spool_config_t *config, unsigned n, spool_pool_t *
         spool__worker_t *w = &reg->workers[i];
         err = spool__deque_init(&w->deque);
         if (err == 0) {
-            err = spool__job_fifo_init(&w->fifo);
+            err = spool__job_fifo_init(&w->fifo, spool__spawn_fifo_run, reg);
             if (err != 0)
                 spool__deque_destroy(&w->deque);
         }

@@ -373,13 +373,21 @@ bool spool__scope_describe(const spool__job_t *job, spool__job_info_t *info)
     return true;
 }
 
+/* Runs a call of a FIFO scope's FIFO; the context is the scope. */
+static void scope_fifo_run(void *ctx, spool__fifo_call_t call)
+{
+    spool_scope_t *scope = ctx;
+    ((spool_scope_fn)call.fn)(scope, call.arg);
+    spool__count_latch_set(&scope->latch);
+}
+
 /* Worker w's FIFO in scope s, made on first use.  Only w touches s->fifos[w]
  * before the scope completes, so no synchronisation is needed. */
 static spool__job_fifo_t *scope_fifo_of(spool_scope_t *s, spool__worker_t *w)
 {
     spool__job_fifo_t *f = s->fifos[w->index];
     if (f == NULL) {
-        f = spool__job_fifo_new();
+        f = spool__job_fifo_new(scope_fifo_run, s);
         s->fifos[w->index] = f;
     }
     return f;
@@ -396,27 +404,34 @@ static SPOOL__NOINLINE int spawn_counted(spool_scope_t *scope, spool__worker_t *
         return 0;
     }
     spool__job_cache_t *cache = spool__job_cache_of(reg, w);
-    spool__heap_job_t *job = spool__job_alloc(&reg->job_pool, cache);
-    if (job == NULL)
-        return ENOMEM;
-    job->job.fn = (void (*)(void))fn;
-    job->job.arg = arg;
-    job->job.ctx = scope;
-    job->job.base.execute = scope_job_execute;
+    spool__heap_job_t *job = NULL;
+    spool__job_fifo_t *f = NULL;
+    if (cache != NULL && scope->fifo) {
+        f = scope_fifo_of(scope, w); /* a call on it: no job block */
+        if (f == NULL)
+            return ENOMEM;
+    } else {
+        job = spool__job_alloc(&reg->job_pool, cache);
+        if (job == NULL)
+            return ENOMEM;
+        job->job.fn = (void (*)(void))fn;
+        job->job.arg = arg;
+        job->job.ctx = scope;
+        job->job.base.execute = scope_job_execute;
+    }
     /* The spawner (the body, or a job of this scope) holds a count, so the
      * latch cannot be set between here and the push. */
     spool__count_latch_increment(&scope->latch);
     int err;
-    if (cache == NULL) {
+    if (f != NULL)
+        err = spool__worker_push_fifo(w, f, (spool__fifo_fn_t)fn, arg);
+    else if (cache == NULL)
         err = spool__registry_inject(reg, &job->job.base);
-    } else if (!scope->fifo) {
+    else
         err = spool__worker_push(w, &job->job.base) ? 0 : ENOMEM;
-    } else {
-        spool__job_fifo_t *f = scope_fifo_of(scope, w);
-        err = f != NULL ? spool__worker_push_fifo(w, f, &job->job.base) : ENOMEM;
-    }
     if (err != 0) {
-        spool__job_free(&reg->job_pool, cache, job);
+        if (job != NULL)
+            spool__job_free(&reg->job_pool, cache, job);
         spool__count_latch_set(&scope->latch);
     } else if (cache != NULL && scope->publish_spawns) {
         spool__worker_publish(w);

@@ -14,6 +14,12 @@ static void spawn_job_execute(spool__job_t *base)
     spool__registry_work_done(reg);
 }
 
+void spool__spawn_fifo_run(void *pool, spool__fifo_call_t call)
+{
+    ((spool_fn)call.fn)(call.arg);
+    spool__registry_work_done(pool);
+}
+
 bool spool__spawn_describe(const spool__job_t *job, spool__job_info_t *info)
 {
     if (job->execute != spawn_job_execute)
@@ -33,6 +39,14 @@ static int spawn_into(spool_pool_t *reg, spool_fn fn, void *arg, bool fifo)
         if (err != 0)
             return err;
     }
+    int err;
+    if (cache != NULL && fifo) {
+        /* A call on w's FIFO: no job block of its own. */
+        err = spool__worker_push_fifo(w, &w->fifo, (spool__fifo_fn_t)fn, arg);
+        if (err != 0)
+            spool__registry_work_done(reg);
+        return err;
+    }
     spool__heap_job_t *job = spool__job_alloc(&reg->job_pool, cache);
     if (job == NULL) {
         spool__registry_work_done(reg);
@@ -42,13 +56,10 @@ static int spawn_into(spool_pool_t *reg, spool_fn fn, void *arg, bool fifo)
     job->job.fn = (void (*)(void))fn;
     job->job.arg = arg;
     job->job.ctx = reg;
-    int err;
     if (cache == NULL)
         err = spool__registry_inject(reg, &job->job.base);
-    else if (!fifo)
-        err = spool__worker_push(w, &job->job.base) ? 0 : ENOMEM;
     else
-        err = spool__worker_push_fifo(w, &w->fifo, &job->job.base);
+        err = spool__worker_push(w, &job->job.base) ? 0 : ENOMEM;
     if (err != 0) {
         spool__job_free(&reg->job_pool, cache, job);
         spool__registry_work_done(reg);

@@ -1,17 +1,17 @@
 /*
  * GenMC client for FIFO tickets (src/job_fifo.c, deque.md "FIFO tickets"),
- * under RC11 and IMM, on the real split deque and a real FIFO queue (a
- * Chase-Lev deque pushed at the bottom by its worker, taken at the top by
- * everyone).  The owner (main) makes JOBS (3) FIFO spawns as
- * spool__worker_push_fifo does: the job pushed on the FIFO (release), then a
+ * under RC11 and IMM, on the real split deque and the real FIFO queue
+ * (src/fifo_queue.h, with segments of 1 and 2 slots here).  The owner
+ * (main) makes JOBS (3) FIFO spawns as spool__worker_push_fifo does: the
+ * call (a job's address as its argument) pushed on the FIFO, then a
  * reference added to the open ticket (plain) while that ticket is the
  * deque's newest job, not full (CAP 2 here) and no thief asked, else a new
  * ticket pushed as join pushes (rule 1 can publish it at once).  Publishing
  * closes the open ticket before the release store of split.  The owner pops
  * its tickets and spends them one reference at a time (the rest pushed back
  * first); one thief steals twice and spends every reference of the ticket it
- * got, which must be closed.  Each reference takes the FIFO's front job,
- * which must be there (the take never finds the queue empty), checks its
+ * got, which must be closed.  Each reference takes the FIFO's front call
+ * (a lost race is left out: it is the same try again), checks its
  * plain payload and counts the take; at the end every job was taken exactly
  * once.  The ticket lines are this file's copy of job_fifo.c's (which needs
  * the whole pool); the deques are the real ones.
@@ -25,6 +25,9 @@
 #define CAP 2     /* references per ticket */
 #define DEQUE_CLIENT_OWNER 1
 #include "deque_client.h"
+#define SPOOL__FIFO_QUEUE_INITIAL_CAPACITY 1
+#define SPOOL__FIFO_QUEUE_MAX_CAPACITY 2
+#include "fifo_queue.c"
 
 #ifndef CLOSE_ON_PUBLISH
 #define CLOSE_ON_PUBLISH 1
@@ -37,7 +40,7 @@ typedef struct ticket {
     int count;         /* plain: only the ticket's holder touches it */
 } ticket_t;
 
-static spool__deque_t fifo;     /* the FIFO's queue: jobs[] */
+static spool__fifo_queue_t fifo; /* the FIFO's queue: calls on jobs[] */
 static ticket_t tickets[JOBS];
 static int tickets_used;        /* owner only */
 static ticket_t *open_ticket;   /* owner only */
@@ -52,14 +55,20 @@ static void published_execute(spool__job_t *job)
     (void)job;
 }
 
-/* One reference spent: the FIFO's front job, which must be there. */
-static void spend(void)
+static void call_fn(void)
 {
-    spool__job_t *job = NULL;
-    spool__steal_t r = spool__deque_take_front(&fifo, &job);
-    __VERIFIER_assume(r != SPOOL__STEAL_RETRY); /* a lost race retries */
-    assert(r == SPOOL__STEAL_SUCCESS);
-    take(job);
+}
+
+/* One reference spent by thread who (0: the owner, 1: the thief): the
+ * FIFO's front call.  The call is taken into a global: GenMC 0.11 took an
+ * inlined local's end of lifetime for a free, and its next use for a use
+ * after free. */
+static spool__fifo_call_t taken_call[2];
+static void spend(int who)
+{
+    __VERIFIER_assume(spool__fifo_queue_try_take(&fifo, &taken_call[who]));
+    assert(taken_call[who].fn == call_fn);
+    take(taken_call[who].arg);
 }
 
 static void close_ticket(spool__job_t *job)
@@ -82,13 +91,13 @@ static void fifo_spawn(int e)
     ticket_t *t = open_ticket;
     if (t != NULL && t->count < CAP &&
         atomic_load_explicit(&deque.bottom, memory_order_relaxed) == open_index + 1) {
-        assert(spool__deque_push_public(&fifo, &jobs[e].base));
+        assert(spool__fifo_queue_push(&fifo, call_fn, &jobs[e].base));
         t->count++;
         if (spool__deque_demanded(&deque))
             client_publish();
         return;
     }
-    assert(spool__deque_push_public(&fifo, &jobs[e].base));
+    assert(spool__fifo_queue_push(&fifo, call_fn, &jobs[e].base));
     t = &tickets[tickets_used++];
     t->base.execute = private_execute;
     t->count = 1;
@@ -106,7 +115,7 @@ static void owner_run(spool__job_t *job)
         owner_push(job);
     else if (open_ticket == t)
         open_ticket = NULL;
-    spend();
+    spend(0);
 }
 
 static void try_steal(void)
@@ -118,14 +127,14 @@ static void try_steal(void)
     assert(t->base.execute == published_execute); /* never a private ticket */
     while (t->count > 0) {
         t->count--;
-        spend();
+        spend(1);
     }
 }
 
 int main(void)
 {
     spool__deque_init(&deque);
-    spool__deque_init(&fifo);
+    spool__fifo_queue_init(&fifo);
     pthread_t t[THIEVES];
     for (int i = 0; i < JOBS; i++)
         jobs[i].payload = i + 1;
@@ -139,5 +148,6 @@ int main(void)
     for (int i = 0; i < THIEVES; i++)
         pthread_join(t[i], NULL);
     check_each_taken_once();
+    spool__fifo_queue_destroy(&fifo);
     return 0;
 }
