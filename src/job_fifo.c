@@ -8,12 +8,18 @@
 #include "atomics.h"
 #include "registry.h"
 
-/* Runs the front call of f, owed to a reference the caller spends.  The
- * call keeps f's scope (or pool) alive until it has run, so f is still
- * there while it is taken. */
-static inline void run_front(spool__job_fifo_t *f)
+/* How a reference of ticket t runs its call: local (not counted) or not. */
+static inline spool__fifo_run_t run_of(const spool__heap_job_t *t)
 {
-    spool__fifo_run_t run = f->run;
+    const spool__fifo_ops_t *ops = t->ticket.fifo->ops;
+    return t->ticket.base.execute == spool__fifo_ticket_local_execute ? ops->run_local : ops->run;
+}
+
+/* Runs the front call of f with run, owed to a reference the caller spends.
+ * The call keeps f's scope (or pool) alive until it has run, so f is still
+ * there while it is taken. */
+static inline void run_front(spool__job_fifo_t *f, spool__fifo_run_t run)
+{
     void *ctx = f->ctx;
     run(ctx, spool__fifo_queue_take(&f->queue));
 }
@@ -23,36 +29,41 @@ static void ticket_free(spool__worker_t *w, spool__heap_job_t *t)
     spool__job_free(&w->registry->job_pool, &w->jobs, t);
 }
 
-/* Spends one reference of ticket t, which the calling worker w holds: the
- * rest is pushed on w's deque first (back where it was, for its own FIFO's
- * private ticket, so that it stays the open one), published if another
- * worker is idle (deque.md, rule 3); returns the call to run.  If the rest
- * cannot be pushed (the deque could not grow), it is spent here at once on
- * the FIFO's front calls, and the call returned is the one after them. */
-static spool__fifo_call_t ticket_step(spool__heap_job_t *t, spool__worker_t *w)
+/* Spends one reference of ticket t, which the calling worker w holds and
+ * whose references run with run: the rest is pushed on w's deque first
+ * (back where it was, for its own FIFO's private ticket, so that it stays
+ * the open one), published if another worker is idle (deque.md, rule 3);
+ * returns the call to run.  If the rest cannot be pushed (the deque could
+ * not grow), it is spent here at once on the FIFO's front calls, and the
+ * call returned is the one after them. */
+static spool__fifo_call_t ticket_step(spool__heap_job_t *t, spool__worker_t *w,
+                                      spool__fifo_run_t run)
 {
     spool__job_fifo_t *f = t->ticket.fifo;
-    bool own = t->ticket.base.execute == spool__fifo_ticket_private_execute;
+    bool own = t->ticket.base.execute != spool__fifo_ticket_execute;
     size_t n = --t->ticket.count;
     if (n == 0 || !spool__worker_push(w, &t->ticket.base)) {
         if (own && f->open_ticket == t)
             f->open_ticket = NULL; /* off the deque from here */
         ticket_free(w, t);
         while (n-- > 0)
-            run_front(f);
+            run_front(f, run);
     } else {
         spool__worker_share_if_idle(w);
     }
     return spool__fifo_queue_take(&f->queue);
 }
 
-/* Out of line for spool__fifo_ticket_private_execute, which then saves no
- * register: the rest pushed back is published (another worker is idle),
+/* Out of line for private_execute, which then saves no register: the rest
+ * pushed back is published (another worker is idle; a local ticket's
+ * references are counted from then, so its call runs as a counted one),
  * then the call taken runs. */
-static SPOOL__NOINLINE void publish_then_run(spool__worker_t *w, spool__job_fifo_t *f)
+static SPOOL__NOINLINE void publish_then_run(spool__worker_t *w, spool__heap_job_t *t)
 {
+    spool__job_fifo_t *f = t->ticket.fifo;
+    spool__fifo_run_t run = run_of(t);
     spool__worker_publish(w);
-    run_front(f);
+    run_front(f, run);
 }
 
 /* Out of line for the same reason: the last reference, or a push back that
@@ -60,13 +71,16 @@ static SPOOL__NOINLINE void publish_then_run(spool__worker_t *w, spool__job_fifo
 static SPOOL__NOINLINE void step_then_run(spool__heap_job_t *t, spool__worker_t *w)
 {
     spool__job_fifo_t *f = t->ticket.fifo;
-    f->run(f->ctx, ticket_step(t, w));
+    spool__fifo_run_t run = run_of(t);
+    void *ctx = f->ctx;
+    run(ctx, ticket_step(t, w, run));
 }
 
-/* The common case inline (more references left, pushed back privately),
- * the call run as a tail call; the last reference, or a push back that
- * needs more, takes ticket_step. */
-void spool__fifo_ticket_private_execute(spool__job_t *job)
+/* A private ticket of the calling worker's own FIFO, whose references run
+ * with run.  The common case inline (more references left, pushed back
+ * privately), the call run as a tail call; the last reference, or a push
+ * back that needs more, takes ticket_step. */
+static inline void private_execute(spool__job_t *job, spool__fifo_run_t run)
 {
     spool__heap_job_t *t = (spool__heap_job_t *)job;
     spool__worker_t *w = spool__current_worker();
@@ -77,10 +91,20 @@ void spool__fifo_ticket_private_execute(spool__job_t *job)
     t->ticket.count--; /* private still: nobody else sees it */
     spool__job_fifo_t *f = t->ticket.fifo;
     if (SPOOL__UNLIKELY(spool__worker_peers_idle(w))) {
-        publish_then_run(w, f);
+        publish_then_run(w, t);
         return;
     }
-    run_front(f);
+    run_front(f, run);
+}
+
+void spool__fifo_ticket_private_execute(spool__job_t *job)
+{
+    private_execute(job, ((spool__heap_job_t *)job)->ticket.fifo->ops->run);
+}
+
+void spool__fifo_ticket_local_execute(spool__job_t *job)
+{
+    private_execute(job, ((spool__heap_job_t *)job)->ticket.fifo->ops->run_local);
 }
 
 /* A published ticket, run by whichever worker w took it: its references
@@ -96,13 +120,14 @@ void spool__fifo_ticket_execute(spool__job_t *job)
         return;
     }
     spool__job_fifo_t *f = t->ticket.fifo;
+    spool__fifo_run_t run = f->ops->run;
     for (;;) {
         size_t n = --t->ticket.count;
         bool handed_on = n > 0 && spool__worker_hand_on(w, job, false);
         if (n == 0)
             ticket_free(w, t);
         /* Our reference keeps a call in f, so f (and its scope) lives on. */
-        run_front(f);
+        run_front(f, run);
         if (n == 0 || handed_on)
             return;
     }
@@ -111,18 +136,18 @@ void spool__fifo_ticket_execute(spool__job_t *job)
 static void fifo_job_execute(spool__job_t *job)
 {
     spool__fifo_job_t *taken = (spool__fifo_job_t *)job;
-    taken->fifo->run(taken->fifo->ctx, taken->call);
+    taken->run(taken->ctx, taken->call);
 }
 
 spool__job_t *spool__job_fifo_resolve(spool__job_t *job, spool__fifo_job_t *taken)
 {
-    if (job->execute != spool__fifo_ticket_private_execute &&
-        job->execute != spool__fifo_ticket_execute)
+    if (!spool__job_is_fifo_ticket(job))
         return job;
     spool__heap_job_t *t = (spool__heap_job_t *)job;
     taken->base.execute = fifo_job_execute;
-    taken->fifo = t->ticket.fifo;
-    taken->call = ticket_step(t, spool__current_worker());
+    taken->run = run_of(t);
+    taken->ctx = t->ticket.fifo->ctx;
+    taken->call = ticket_step(t, spool__current_worker(), taken->run);
     return &taken->base;
 }
 
@@ -140,7 +165,7 @@ bool spool__job_fifo_describe(const spool__job_t *job, spool__job_info_t *info)
  * reference saves no register.  A thief that asked gets the open ticket
  * first (publishing closes it), as a push would publish it (rule 2). */
 static SPOOL__NOINLINE int push_new_ticket(spool__worker_t *w, spool__job_fifo_t *f,
-                                           spool__fifo_fn_t fn, void *arg)
+                                           spool__fifo_fn_t fn, void *arg, bool local)
 {
     spool__deque_t *d = &w->deque;
     if (spool__deque_demanded(d))
@@ -152,7 +177,8 @@ static SPOOL__NOINLINE int push_new_ticket(spool__worker_t *w, spool__job_fifo_t
         ticket_free(w, t);
         return ENOMEM;
     }
-    t->ticket.base.execute = spool__fifo_ticket_private_execute;
+    t->ticket.base.execute =
+        local ? spool__fifo_ticket_local_execute : spool__fifo_ticket_private_execute;
     t->ticket.fifo = f;
     t->ticket.count = 1;
     /* Open before the push: a publication by the push closes it again. */
@@ -163,32 +189,35 @@ static SPOOL__NOINLINE int push_new_ticket(spool__worker_t *w, spool__job_fifo_t
          * call, so every queued call keeps one reference). */
         f->open_ticket = NULL;
         ticket_free(w, t);
-        run_front(f);
+        run_front(f, local ? f->ops->run_local : f->ops->run);
     }
     return 0;
 }
 
 int spool__worker_push_fifo(spool__worker_t *w, spool__job_fifo_t *f, spool__fifo_fn_t fn,
-                            void *arg)
+                            void *arg, bool local)
 {
     spool__deque_t *d = &w->deque;
     spool__heap_job_t *t = f->open_ticket;
-    if (t != NULL && t->ticket.count < SPOOL__FIFO_TICKET_CAP &&
+    void (*kind)(spool__job_t *) =
+        local ? spool__fifo_ticket_local_execute : spool__fifo_ticket_private_execute;
+    if (t != NULL && t->ticket.count < SPOOL__FIFO_TICKET_CAP && t->ticket.base.execute == kind &&
         atomic_load_explicit(&d->bottom, memory_order_relaxed) == f->open_index + 1 &&
         SPOOL__LIKELY(!spool__deque_demanded(d))) {
-        /* Another reference in the open ticket, which is private: no push,
-         * so demand is tested here as a push would (deque.md, rule 2). */
+        /* Another reference in the open ticket, which is private and of
+         * the same kind (local or counted): no push, so demand is tested
+         * here as a push would (deque.md, rule 2). */
         if (!spool__fifo_queue_push(&f->queue, fn, arg))
             return ENOMEM;
         t->ticket.count++;
         return 0;
     }
-    return push_new_ticket(w, f, fn, arg);
+    return push_new_ticket(w, f, fn, arg, local);
 }
 
-int spool__job_fifo_init(spool__job_fifo_t *f, spool__fifo_run_t run, void *ctx)
+int spool__job_fifo_init(spool__job_fifo_t *f, const spool__fifo_ops_t *ops, void *ctx)
 {
-    f->run = run;
+    f->ops = ops;
     f->ctx = ctx;
     f->open_ticket = NULL;
     f->open_index = 0;
@@ -200,7 +229,7 @@ void spool__job_fifo_destroy(spool__job_fifo_t *f)
     spool__fifo_queue_destroy(&f->queue);
 }
 
-spool__job_fifo_t *spool__job_fifo_new(spool__fifo_run_t run, void *ctx)
+spool__job_fifo_t *spool__job_fifo_new(const spool__fifo_ops_t *ops, void *ctx)
 {
     /* aligned_alloc wants a multiple of the alignment. */
     size_t line = SPOOL__CACHE_LINE;
@@ -208,7 +237,7 @@ spool__job_fifo_t *spool__job_fifo_new(spool__fifo_run_t run, void *ctx)
     spool__job_fifo_t *f = aligned_alloc(SPOOL__CACHE_LINE, size);
     if (f == NULL)
         return NULL;
-    if (spool__job_fifo_init(f, run, ctx) != 0) {
+    if (spool__job_fifo_init(f, ops, ctx) != 0) {
         free(f);
         return NULL;
     }

@@ -15,11 +15,17 @@
  *
  * Every call of a FIFO belongs to the same scope (or to the pool, for a
  * worker's own FIFO), so a call is its function and argument only, 16 bytes
- * in the queue (fifo_queue.h), and the FIFO's run says how to run one.
+ * in the queue (fifo_queue.h), and the FIFO's ops say how to run one.
+ *
+ * Credits (deque.md, "Scope counts"): the FIFO spawns of a scope's own
+ * worker are local, not counted on the scope's latch while their
+ * references are private; they go into local tickets (their own kind, never
+ * joined by a counted reference), whose publication counts them.
  */
 #ifndef SPOOL_JOB_FIFO_H
 #define SPOOL_JOB_FIFO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,9 +38,19 @@
 /* Runs one call of a FIFO whose context is ctx. */
 typedef void (*spool__fifo_run_t)(void *ctx, spool__fifo_call_t call);
 
+/* What a FIFO's calls are: how to run one for a counted reference (the
+ * spawn was counted when made) and for a local one (its worker's, not
+ * counted: NULL if the FIFO takes none), and how to count n local
+ * references when their ticket is published. */
+typedef struct spool__fifo_ops {
+    spool__fifo_run_t run;
+    spool__fifo_run_t run_local;
+    void (*count_local)(void *ctx, size_t n);
+} spool__fifo_ops_t;
+
 typedef struct spool__job_fifo {
     /* Read by every taker, written once: before the queue's lines. */
-    spool__fifo_run_t run;
+    const spool__fifo_ops_t *ops;
     void *ctx; /* the scope, or the pool */
     spool__fifo_queue_t queue;
     /* Its worker's only: the ticket that more references may join while it
@@ -44,18 +60,27 @@ typedef struct spool__job_fifo {
 } spool__job_fifo_t;
 
 /* Returns 0 or ENOMEM. */
-int spool__job_fifo_init(spool__job_fifo_t *f, spool__fifo_run_t run, void *ctx);
+int spool__job_fifo_init(spool__job_fifo_t *f, const spool__fifo_ops_t *ops, void *ctx);
 void spool__job_fifo_destroy(spool__job_fifo_t *f);
 /* A FIFO on the heap, aligned for its queue; NULL if out of memory. */
-spool__job_fifo_t *spool__job_fifo_new(spool__fifo_run_t run, void *ctx);
+spool__job_fifo_t *spool__job_fifo_new(const spool__fifo_ops_t *ops, void *ctx);
 void spool__job_fifo_delete(spool__job_fifo_t *f);
 
 /* The execute functions of a private ticket (never published: its FIFO's
- * worker runs it one reference at a time, as that many jobs) and of a
- * published one (whoever holds it runs references until asked to hand the
- * rest on, as a counted spawn block does). */
+ * worker runs it one reference at a time, as that many jobs), of counted
+ * or of local references, and of a published one (whoever holds it runs
+ * references until asked to hand the rest on, as a counted spawn block
+ * does). */
 void spool__fifo_ticket_private_execute(spool__job_t *job);
+void spool__fifo_ticket_local_execute(spool__job_t *job);
 void spool__fifo_ticket_execute(spool__job_t *job);
+
+static inline bool spool__job_is_fifo_ticket(const spool__job_t *job)
+{
+    return job->execute == spool__fifo_ticket_private_execute ||
+           job->execute == spool__fifo_ticket_local_execute ||
+           job->execute == spool__fifo_ticket_execute;
+}
 
 /* Publication of job, a ticket in the publishing worker's private part: a
  * private one is closed (no reference joins it any more).  Returns how many
@@ -63,10 +88,15 @@ void spool__fifo_ticket_execute(spool__job_t *job);
 static inline size_t spool__fifo_ticket_published(spool__job_t *job)
 {
     spool__heap_job_t *t = (spool__heap_job_t *)job;
-    if (job->execute == spool__fifo_ticket_private_execute) {
+    spool__job_fifo_t *f = t->ticket.fifo;
+    if (job->execute != spool__fifo_ticket_execute) {
+        /* The publisher runs inside the scope (its body or its end's
+         * drain), whose body count is still held. */
+        if (job->execute == spool__fifo_ticket_local_execute)
+            f->ops->count_local(f->ctx, t->ticket.count);
         job->execute = spool__fifo_ticket_execute;
-        if (t->ticket.fifo->open_ticket == t)
-            t->ticket.fifo->open_ticket = NULL;
+        if (f->open_ticket == t)
+            f->open_ticket = NULL;
     }
     return t->ticket.count;
 }
@@ -75,7 +105,8 @@ static inline size_t spool__fifo_ticket_published(spool__job_t *job)
  * for the timeline, which records the call that a ticket's reference runs. */
 typedef struct spool__fifo_job {
     spool__job_t base;
-    spool__job_fifo_t *fifo;
+    spool__fifo_run_t run;
+    void *ctx;
     spool__fifo_call_t call;
 } spool__fifo_job_t;
 

@@ -299,9 +299,9 @@ void spool__worker_wait_recorded_cold(spool__worker_t *w, spool__core_latch_t *l
 
 void spool__worker_publish(spool__worker_t *w)
 {
-    /* A scope's local spawns become counted ones before anyone can see
-     * them: the release store of split publishes the count and the new
-     * execute function with the job. */
+    /* A scope's local spawns (blocks, FIFO tickets) become counted ones
+     * before anyone can see them: the release store of split publishes the
+     * count and the new execute function with the job. */
     spool__deque_t *d = &w->deque;
     int64_t end = atomic_load_explicit(&d->bottom, memory_order_relaxed);
     /* A block or ticket is posted as the calls it holds, so that as many
@@ -312,8 +312,7 @@ void spool__worker_publish(spool__worker_t *w)
         if (job->execute == spool__scope_local_execute ||
             job->execute == spool__scope_counted_execute)
             extra_calls += (int64_t)spool__scope_block_published(job) - 1;
-        else if (job->execute == spool__fifo_ticket_private_execute ||
-                 job->execute == spool__fifo_ticket_execute)
+        else if (spool__job_is_fifo_ticket(job))
             extra_calls += (int64_t)spool__fifo_ticket_published(job) - 1;
     }
     bool was_empty;
@@ -486,7 +485,7 @@ static int registry_new(const spool_config_t *config, unsigned n, spool_pool_t *
         spool__worker_t *w = &reg->workers[i];
         err = spool__deque_init(&w->deque);
         if (err == 0) {
-            err = spool__job_fifo_init(&w->fifo, spool__spawn_fifo_run, reg);
+            err = spool__job_fifo_init(&w->fifo, &spool__spawn_fifo_ops, reg);
             if (err != 0)
                 spool__deque_destroy(&w->deque);
         }

@@ -229,13 +229,13 @@ static inline bool spool__worker_hand_on(spool__worker_t *w, spool__job_t *rest,
 }
 
 /* job_fifo.c: pushes the call fn(arg) on w's FIFO f and a reference to f on
- * w's deque (w is the calling worker, f's).  0, or ENOMEM with nothing
+ * w's deque (w is the calling worker, f's); local: a scope's local spawn
+ * (not counted on its latch until published).  0, or ENOMEM with nothing
  * pushed. */
 int spool__worker_push_fifo(spool__worker_t *w, spool__job_fifo_t *f, spool__fifo_fn_t fn,
-                            void *arg);
-/* spawn.c: runs a call of a worker's own FIFO (a detached spawn_fifo); the
- * context is the pool. */
-void spool__spawn_fifo_run(void *pool, spool__fifo_call_t call);
+                            void *arg, bool local);
+/* spawn.c: what a worker's own FIFO (detached spawn_fifo) runs. */
+extern const spool__fifo_ops_t spool__spawn_fifo_ops;
 
 /* The calling thread's job cache if it is a worker of reg, else NULL. */
 static inline spool__job_cache_t *spool__job_cache_of(spool_pool_t *reg, spool__worker_t *w)

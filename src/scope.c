@@ -15,8 +15,7 @@ static void scope_init(spool_scope_t *s, spool_pool_t *reg, spool__worker_t *own
     s->fifo = fifo && reg != NULL;
     s->fifos = NULL;
     s->publish_spawns = in_place;
-    /* FIFO spawns go through the FIFO, whose jobs anyone may take. */
-    s->local_worker = s->fifo || in_place || reg == NULL ? NULL : owner;
+    s->local_worker = in_place || reg == NULL ? NULL : owner;
     s->local_open = s->local_worker != NULL;
     s->local = 0;
     s->open_block = NULL; /* open_index is read only while this is set */
@@ -373,7 +372,7 @@ bool spool__scope_describe(const spool__job_t *job, spool__job_info_t *info)
     return true;
 }
 
-/* Runs a call of a FIFO scope's FIFO; the context is the scope. */
+/* A FIFO scope's FIFO's calls (job_fifo.h); the context is the scope. */
 static void scope_fifo_run(void *ctx, spool__fifo_call_t call)
 {
     spool_scope_t *scope = ctx;
@@ -381,13 +380,36 @@ static void scope_fifo_run(void *ctx, spool__fifo_call_t call)
     spool__count_latch_set(&scope->latch);
 }
 
+/* A local reference's call: run by the scope's worker, which alone touches
+ * local. */
+static void scope_fifo_run_local(void *ctx, spool__fifo_call_t call)
+{
+    spool_scope_t *scope = ctx;
+    scope->local--;
+    ((spool_scope_fn)call.fn)(scope, call.arg);
+}
+
+/* As spool__scope_block_published does for a block's entries. */
+static void scope_fifo_count_local(void *ctx, size_t n)
+{
+    spool_scope_t *scope = ctx;
+    scope->local -= n;
+    spool__count_latch_add(&scope->latch, n);
+}
+
+static const spool__fifo_ops_t scope_fifo_ops = {
+    .run = scope_fifo_run,
+    .run_local = scope_fifo_run_local,
+    .count_local = scope_fifo_count_local,
+};
+
 /* Worker w's FIFO in scope s, made on first use.  Only w touches s->fifos[w]
  * before the scope completes, so no synchronisation is needed. */
 static spool__job_fifo_t *scope_fifo_of(spool_scope_t *s, spool__worker_t *w)
 {
     spool__job_fifo_t *f = s->fifos[w->index];
     if (f == NULL) {
-        f = spool__job_fifo_new(scope_fifo_run, s);
+        f = spool__job_fifo_new(&scope_fifo_ops, s);
         s->fifos[w->index] = f;
     }
     return f;
@@ -424,7 +446,7 @@ static SPOOL__NOINLINE int spawn_counted(spool_scope_t *scope, spool__worker_t *
     spool__count_latch_increment(&scope->latch);
     int err;
     if (f != NULL)
-        err = spool__worker_push_fifo(w, f, (spool__fifo_fn_t)fn, arg);
+        err = spool__worker_push_fifo(w, f, (spool__fifo_fn_t)fn, arg, false);
     else if (cache == NULL)
         err = spool__registry_inject(reg, &job->job.base);
     else
@@ -439,6 +461,21 @@ static SPOOL__NOINLINE int spawn_counted(spool_scope_t *scope, spool__worker_t *
     return err;
 }
 
+/* A FIFO spawn by the scope's own worker w while the scope takes local
+ * spawns: a local reference, counted only if its ticket is published. */
+static inline int spawn_local_fifo(spool_scope_t *scope, spool__worker_t *w, spool_scope_fn fn,
+                                   void *arg)
+{
+    spool__job_fifo_t *f = scope_fifo_of(scope, w);
+    if (SPOOL__UNLIKELY(f == NULL))
+        return ENOMEM;
+    scope->local++; /* before the push: a publication by it counts this one */
+    int err = spool__worker_push_fifo(w, f, (spool__fifo_fn_t)fn, arg, true);
+    if (SPOOL__UNLIKELY(err != 0))
+        scope->local--;
+    return err;
+}
+
 int spool_scope_spawn(spool_scope_t *scope, spool_scope_fn fn, void *arg)
 {
     if (scope == NULL || fn == NULL)
@@ -447,6 +484,6 @@ int spool_scope_spawn(spool_scope_t *scope, spool_scope_fn fn, void *arg)
     /* Only the scope's worker reads local_open: w == local_worker first (a
      * scope with a local worker has a pool). */
     if (w != NULL && w == scope->local_worker && scope->local_open)
-        return spawn_local(scope, w, fn, arg);
+        return scope->fifo ? spawn_local_fifo(scope, w, fn, arg) : spawn_local(scope, w, fn, arg);
     return spawn_counted(scope, w, fn, arg);
 }

@@ -42,8 +42,9 @@ struct spool_scope_s {
      * a spawn by the body's worker is published at once. */
     bool publish_spawns;
     /* Credits (deque.md, "Scope counts"): spawns by local_worker, the
-     * worker that runs the scope, go into local spawn blocks, not counted on
-     * the latch while they are private; local says how many entries are.
+     * worker that runs the scope, go into local spawn blocks (a FIFO
+     * scope's: local FIFO tickets), not counted on the latch while they are
+     * private; local says how many entries (references) are.
      * local_worker is set once, at init (NULL: no credits), and any spawner
      * compares it; the rest is touched by local_worker only: local_open
      * (false once the scope's end stops taking local spawns), local, and

@@ -14,11 +14,14 @@ static void spawn_job_execute(spool__job_t *base)
     spool__registry_work_done(reg);
 }
 
-void spool__spawn_fifo_run(void *pool, spool__fifo_call_t call)
+static void spawn_fifo_run(void *pool, spool__fifo_call_t call)
 {
     ((spool_fn)call.fn)(call.arg);
     spool__registry_work_done(pool);
 }
+
+/* Detached spawns are counted on the pool when made: no local ones. */
+const spool__fifo_ops_t spool__spawn_fifo_ops = {.run = spawn_fifo_run};
 
 bool spool__spawn_describe(const spool__job_t *job, spool__job_info_t *info)
 {
@@ -42,7 +45,7 @@ static int spawn_into(spool_pool_t *reg, spool_fn fn, void *arg, bool fifo)
     int err;
     if (cache != NULL && fifo) {
         /* A call on w's FIFO: no job block of its own. */
-        err = spool__worker_push_fifo(w, &w->fifo, (spool__fifo_fn_t)fn, arg);
+        err = spool__worker_push_fifo(w, &w->fifo, (spool__fifo_fn_t)fn, arg, false);
         if (err != 0)
             spool__registry_work_done(reg);
         return err;

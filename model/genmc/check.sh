@@ -98,7 +98,8 @@ check spawn_block.c \
   -DDONE_ORDER=memory_order_relaxed
 
 check fifo_ticket.c \
-  -DCLOSE_ON_PUBLISH=0
+  -DCLOSE_ON_PUBLISH=0 \
+  -DCOUNT_ON_PUBLISH=0
 
 check fifo_segments.c \
   -DSPOOL__FIFO_QUEUE_FRONT_ORDER=memory_order_relaxed \

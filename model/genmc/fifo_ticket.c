@@ -16,9 +16,22 @@
  * once.  The ticket lines are this file's copy of job_fifo.c's (which needs
  * the whole pool); the deques are the real ones.
  *
- * Mutant (model/genmc/check.sh), which must be rejected:
+ * The spawns are a FIFO scope's own worker's, so they are local (deque.md,
+ * "Scope counts"): the scope's count starts at 1 (the body), a private
+ * ticket's references are not counted (`local` says how many there are),
+ * and publishing a ticket counts its references (relaxed add, before the
+ * release store of split).  A call run for a counted reference writes its
+ * plain result, then drops a count (acq_rel); one run for a local reference
+ * just writes its result.  The scope's end, once the owner's deque is
+ * empty, is scope.c's: done at once if its acquire load finds only the
+ * body's count, else it drops that and waits for zero; then it reads every
+ * result before joining the thief (a race if a count was missing).
+ *
+ * Mutants (model/genmc/check.sh), each must be rejected:
  *   -DCLOSE_ON_PUBLISH=0  a published ticket stays open: the owner adds a
- *                         reference the thief may not see (a race on count)
+ *                         reference the thief may not see, counted as local
+ *   -DCOUNT_ON_PUBLISH=0  publishing does not count a local ticket's
+ *                         references: the end finds 1 while a thief runs
  */
 #define JOBS 3
 #define THIEVES 1 /* it tries twice */
@@ -31,6 +44,9 @@
 
 #ifndef CLOSE_ON_PUBLISH
 #define CLOSE_ON_PUBLISH 1
+#endif
+#ifndef COUNT_ON_PUBLISH
+#define COUNT_ON_PUBLISH 1
 #endif
 
 void __VERIFIER_assume(bool);
@@ -45,6 +61,9 @@ static ticket_t tickets[JOBS];
 static int tickets_used;        /* owner only */
 static ticket_t *open_ticket;   /* owner only */
 static int64_t open_index;      /* owner only */
+static atomic_int scope_count = 1; /* the scope's latch: 1 for the body */
+static int local;                  /* owner only: local references */
+static int result[JOBS];           /* plain, written by the call's runner */
 
 static void private_execute(spool__job_t *job)
 {
@@ -69,12 +88,25 @@ static void spend(int who)
     __VERIFIER_assume(spool__fifo_queue_try_take(&fifo, &taken_call[who]));
     assert(taken_call[who].fn == call_fn);
     take(taken_call[who].arg);
+    result[(test_job_t *)taken_call[who].arg - jobs] = 1;
+}
+
+/* A counted reference's call: its count dropped after its result.  Acq_rel
+ * pairs with the end's acquire loads (the count latch's set). */
+static void spend_counted(int who)
+{
+    spend(who);
+    atomic_fetch_sub_explicit(&scope_count, 1, memory_order_acq_rel);
 }
 
 static void close_ticket(spool__job_t *job)
 {
     ticket_t *t = (ticket_t *)job;
     if (t->base.execute == private_execute) {
+        local -= t->count;
+        if (COUNT_ON_PUBLISH)
+            /* Relaxed: the publisher holds the body's count. */
+            atomic_fetch_add_explicit(&scope_count, t->count, memory_order_relaxed);
         t->base.execute = published_execute;
         if (CLOSE_ON_PUBLISH && open_ticket == t)
             open_ticket = NULL;
@@ -88,6 +120,7 @@ static void client_publish(void)
 
 static void fifo_spawn(int e)
 {
+    local++; /* before the push: a publication by it counts this one */
     ticket_t *t = open_ticket;
     if (t != NULL && t->count < CAP &&
         atomic_load_explicit(&deque.bottom, memory_order_relaxed) == open_index + 1) {
@@ -111,11 +144,17 @@ static void fifo_spawn(int e)
 static void owner_run(spool__job_t *job)
 {
     ticket_t *t = (ticket_t *)job;
+    bool counted = t->base.execute == published_execute;
     if (--t->count > 0)
         owner_push(job);
     else if (open_ticket == t)
         open_ticket = NULL;
-    spend(0);
+    if (counted) {
+        spend_counted(0);
+    } else {
+        local--;
+        spend(0);
+    }
 }
 
 static void try_steal(void)
@@ -127,7 +166,7 @@ static void try_steal(void)
     assert(t->base.execute == published_execute); /* never a private ticket */
     while (t->count > 0) {
         t->count--;
-        spend(1);
+        spend_counted(1);
     }
 }
 
@@ -145,6 +184,14 @@ int main(void)
     spool__job_t *job;
     while ((job = owner_pop()) != NULL)
         owner_run(job);
+    assert(local == 0);
+    /* The scope's end.  Acquire pairs with the last acq_rel decrement. */
+    if (atomic_load_explicit(&scope_count, memory_order_acquire) != 1) {
+        atomic_fetch_sub_explicit(&scope_count, 1, memory_order_acq_rel);
+        __VERIFIER_assume(atomic_load_explicit(&scope_count, memory_order_acquire) == 0);
+    }
+    for (int i = 0; i < JOBS; i++)
+        assert(result[i] == 1);
     for (int i = 0; i < THIEVES; i++)
         pthread_join(t[i], NULL);
     check_each_taken_once();
