@@ -164,8 +164,8 @@ bool spool__job_fifo_describe(const spool__job_t *job, spool__job_info_t *info)
 /* spool__worker_push_fifo's new ticket, out of line so that an added
  * reference saves no register.  A thief that asked gets the open ticket
  * first (publishing closes it), as a push would publish it (rule 2). */
-static SPOOL__NOINLINE int push_new_ticket(spool__worker_t *w, spool__job_fifo_t *f,
-                                           spool__fifo_fn_t fn, void *arg, bool local)
+int spool__worker_push_fifo_ticket(spool__worker_t *w, spool__job_fifo_t *f, spool__fifo_fn_t fn,
+                                   void *arg, bool local)
 {
     spool__deque_t *d = &w->deque;
     if (spool__deque_demanded(d))
@@ -192,27 +192,6 @@ static SPOOL__NOINLINE int push_new_ticket(spool__worker_t *w, spool__job_fifo_t
         run_front(f, local ? f->ops->run_local : f->ops->run);
     }
     return 0;
-}
-
-int spool__worker_push_fifo(spool__worker_t *w, spool__job_fifo_t *f, spool__fifo_fn_t fn,
-                            void *arg, bool local)
-{
-    spool__deque_t *d = &w->deque;
-    spool__heap_job_t *t = f->open_ticket;
-    void (*kind)(spool__job_t *) =
-        local ? spool__fifo_ticket_local_execute : spool__fifo_ticket_private_execute;
-    if (t != NULL && t->ticket.count < SPOOL__FIFO_TICKET_CAP && t->ticket.base.execute == kind &&
-        atomic_load_explicit(&d->bottom, memory_order_relaxed) == f->open_index + 1 &&
-        SPOOL__LIKELY(!spool__deque_demanded(d))) {
-        /* Another reference in the open ticket, which is private and of
-         * the same kind (local or counted): no push, so demand is tested
-         * here as a push would (deque.md, rule 2). */
-        if (!spool__fifo_queue_push(&f->queue, fn, arg))
-            return ENOMEM;
-        t->ticket.count++;
-        return 0;
-    }
-    return push_new_ticket(w, f, fn, arg, local);
 }
 
 int spool__job_fifo_init(spool__job_fifo_t *f, const spool__fifo_ops_t *ops, void *ctx)

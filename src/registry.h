@@ -228,12 +228,36 @@ static inline bool spool__worker_hand_on(spool__worker_t *w, spool__job_t *rest,
     return true;
 }
 
-/* job_fifo.c: pushes the call fn(arg) on w's FIFO f and a reference to f on
- * w's deque (w is the calling worker, f's); local: a scope's local spawn
- * (not counted on its latch until published).  0, or ENOMEM with nothing
- * pushed. */
-int spool__worker_push_fifo(spool__worker_t *w, spool__job_fifo_t *f, spool__fifo_fn_t fn,
-                            void *arg, bool local);
+/* job_fifo.c: spool__worker_push_fifo with a new ticket. */
+int spool__worker_push_fifo_ticket(spool__worker_t *w, spool__job_fifo_t *f, spool__fifo_fn_t fn,
+                                   void *arg, bool local);
+
+/* Pushes the call fn(arg) on w's FIFO f and a reference to f on w's deque
+ * (w is the calling worker, f's); local: a scope's local spawn (not counted
+ * on its latch until published).  0, or ENOMEM with nothing pushed.  The
+ * common case inline: a reference added to the open ticket (deque.md,
+ * "FIFO tickets"). */
+static inline int spool__worker_push_fifo(spool__worker_t *w, spool__job_fifo_t *f,
+                                          spool__fifo_fn_t fn, void *arg, bool local)
+{
+    spool__deque_t *d = &w->deque;
+    spool__heap_job_t *t = f->open_ticket;
+    void (*kind)(spool__job_t *) =
+        local ? spool__fifo_ticket_local_execute : spool__fifo_ticket_private_execute;
+    if (t != NULL && t->ticket.count < SPOOL__FIFO_TICKET_CAP && t->ticket.base.execute == kind &&
+        atomic_load_explicit(&d->bottom, memory_order_relaxed) == f->open_index + 1 &&
+        SPOOL__LIKELY(!spool__deque_demanded(d))) {
+        /* Another reference in the open ticket, which is private and of
+         * the same kind (local or counted): no push, so demand is tested
+         * here as a push would (deque.md, rule 2). */
+        if (!spool__fifo_queue_push(&f->queue, fn, arg))
+            return ENOMEM;
+        t->ticket.count++;
+        return 0;
+    }
+    return spool__worker_push_fifo_ticket(w, f, fn, arg, local);
+}
+
 /* spawn.c: what a worker's own FIFO (detached spawn_fifo) runs. */
 extern const spool__fifo_ops_t spool__spawn_fifo_ops;
 

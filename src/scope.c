@@ -16,7 +16,6 @@ static void scope_init(spool_scope_t *s, spool_pool_t *reg, spool__worker_t *own
     s->fifos = NULL;
     s->publish_spawns = in_place;
     s->local_worker = in_place || reg == NULL ? NULL : owner;
-    s->local_open = s->local_worker != NULL;
     s->local = 0;
     s->open_block = NULL; /* open_index is read only while this is set */
     if (s->fifo) {
@@ -24,6 +23,9 @@ static void scope_init(spool_scope_t *s, spool_pool_t *reg, spool__worker_t *own
         if (s->fifos == NULL)
             s->fifo = false; /* out of memory: still correct, in LIFO order */
     }
+    s->local_open = s->local_worker == NULL ? SPOOL__LOCAL_CLOSED
+                    : s->fifo               ? SPOOL__LOCAL_FIFO
+                                            : SPOOL__LOCAL_BLOCKS;
 }
 
 /* Runs the owner's local spawns still private (popping its newest jobs,
@@ -31,7 +33,7 @@ static void scope_init(spool_scope_t *s, spool_pool_t *reg, spool__worker_t *own
  * waits for every counted job, frees the FIFOs. */
 static void scope_complete(spool_scope_t *s, spool__worker_t *owner)
 {
-    if (s->local_open) {
+    if (s->local_open != SPOOL__LOCAL_CLOSED) {
         /* Every local spawn still private lies above the deque's state when
          * the scope began, so popping reaches each before anything older. */
         while (s->local > 0) {
@@ -41,7 +43,7 @@ static void scope_complete(spool_scope_t *s, spool__worker_t *owner)
             SPOOL__STAT_INC(owner->stats.jobs_executed);
             spool__worker_run(owner, job, SPOOL__FROM_OWN);
         }
-        s->local_open = false; /* later spawns, from jobs run below, count */
+        s->local_open = SPOOL__LOCAL_CLOSED; /* later spawns, from jobs run below, count */
     }
     spool__count_latch_wait(&s->latch, owner);
     if (s->fifos != NULL) {
@@ -462,8 +464,9 @@ static SPOOL__NOINLINE int spawn_counted(spool_scope_t *scope, spool__worker_t *
 }
 
 /* A FIFO spawn by the scope's own worker w while the scope takes local
- * spawns: a local reference, counted only if its ticket is published. */
-static inline int spawn_local_fifo(spool_scope_t *scope, spool__worker_t *w, spool_scope_fn fn,
+ * spawns: a local reference, counted only if its ticket is published.  Out
+ * of line, so that spool_scope_spawn's block path saves no register. */
+static SPOOL__NOINLINE int spawn_local_fifo(spool_scope_t *scope, spool__worker_t *w, spool_scope_fn fn,
                                    void *arg)
 {
     spool__job_fifo_t *f = scope_fifo_of(scope, w);
@@ -483,7 +486,11 @@ int spool_scope_spawn(spool_scope_t *scope, spool_scope_fn fn, void *arg)
     spool__worker_t *w = spool__current_worker();
     /* Only the scope's worker reads local_open: w == local_worker first (a
      * scope with a local worker has a pool). */
-    if (w != NULL && w == scope->local_worker && scope->local_open)
-        return scope->fifo ? spawn_local_fifo(scope, w, fn, arg) : spawn_local(scope, w, fn, arg);
+    if (w != NULL && w == scope->local_worker) {
+        if (scope->local_open == SPOOL__LOCAL_BLOCKS)
+            return spawn_local(scope, w, fn, arg);
+        if (scope->local_open == SPOOL__LOCAL_FIFO)
+            return spawn_local_fifo(scope, w, fn, arg);
+    }
     return spawn_counted(scope, w, fn, arg);
 }

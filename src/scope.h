@@ -32,6 +32,8 @@ struct spool__spawn_block {
     } entries[SPOOL__SPAWN_BLOCK_CAP];
 };
 
+enum { SPOOL__LOCAL_CLOSED, SPOOL__LOCAL_BLOCKS, SPOOL__LOCAL_FIFO };
+
 struct spool_scope_s {
     /* One count for the body, one per pending spawn or scope broadcast. */
     spool__count_latch_t latch;
@@ -47,12 +49,14 @@ struct spool_scope_s {
      * private; local says how many entries (references) are.
      * local_worker is set once, at init (NULL: no credits), and any spawner
      * compares it; the rest is touched by local_worker only: local_open
-     * (false once the scope's end stops taking local spawns), local, and
+     * (SPOOL__LOCAL_BLOCKS or SPOOL__LOCAL_FIFO, the kind of local spawns
+     * the scope takes; SPOOL__LOCAL_CLOSED once its end stops taking them:
+     * one field, so that a spawn tests one), local, and
      * open_block, the local block that later spawns may join while it is the
      * deque's newest job (at index open_index), NULL once published,
      * emptied or full. */
     spool__worker_t *local_worker;
-    bool local_open;
+    uint8_t local_open;
     size_t local;
     spool__spawn_block_t *open_block;
     int64_t open_index;
