@@ -55,13 +55,12 @@ static spool__fifo_call_t ticket_step(spool__heap_job_t *t, spool__worker_t *w,
 }
 
 /* Out of line for private_execute, which then saves no register: the rest
- * pushed back is published (another worker is idle; a local ticket's
- * references are counted from then, so its call runs as a counted one),
- * then the call taken runs. */
-static SPOOL__NOINLINE void publish_then_run(spool__worker_t *w, spool__heap_job_t *t)
+ * pushed back is published (another worker is idle), then the call taken
+ * runs with run, its ticket's kind when it was spent (publication counts
+ * only the references left in the ticket). */
+static SPOOL__NOINLINE void publish_then_run(spool__worker_t *w, spool__job_fifo_t *f,
+                                             spool__fifo_run_t run)
 {
-    spool__job_fifo_t *f = t->ticket.fifo;
-    spool__fifo_run_t run = run_of(t);
     spool__worker_publish(w);
     run_front(f, run);
 }
@@ -91,7 +90,7 @@ static inline void private_execute(spool__job_t *job, spool__fifo_run_t run)
     t->ticket.count--; /* private still: nobody else sees it */
     spool__job_fifo_t *f = t->ticket.fifo;
     if (SPOOL__UNLIKELY(spool__worker_peers_idle(w))) {
-        publish_then_run(w, t);
+        publish_then_run(w, f, run);
         return;
     }
     run_front(f, run);
@@ -110,7 +109,7 @@ void spool__fifo_ticket_local_execute(spool__job_t *job)
 /* A published ticket, run by whichever worker w took it: its references
  * here, one after the other, until a thief asks w for work or another
  * worker is idle; then the rest is handed on (pushed on w's deque and
- * published) before the job taken runs. */
+ * published) before the call taken runs. */
 void spool__fifo_ticket_execute(spool__job_t *job)
 {
     spool__heap_job_t *t = (spool__heap_job_t *)job;

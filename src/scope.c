@@ -271,15 +271,22 @@ void spool__scope_local_execute(spool__job_t *base)
     fn(scope, arg);
 }
 
+/* n local spawns (a block's entries, a FIFO ticket's references) made
+ * public: counted from now on. */
+static void count_published(spool_scope_t *scope, size_t n)
+{
+    scope->local -= n;
+    /* The publisher runs inside the scope (its body or its end's drain),
+     * whose body count is still held. */
+    spool__count_latch_add(&scope->latch, n);
+}
+
 size_t spool__scope_block_published(spool__job_t *base)
 {
     spool__spawn_block_t *b = (spool__spawn_block_t *)base;
     if (base->execute == spool__scope_local_execute) {
         spool_scope_t *scope = b->scope;
-        scope->local -= b->count;
-        /* The publisher runs inside the scope (its body or its end's
-         * drain), whose body count is still held. */
-        spool__count_latch_add(&scope->latch, b->count);
+        count_published(scope, b->count);
         base->execute = spool__scope_counted_execute;
         if (scope->open_block == b)
             scope->open_block = NULL; /* public now: no more entries */
@@ -391,12 +398,9 @@ static void scope_fifo_run_local(void *ctx, spool__fifo_call_t call)
     ((spool_scope_fn)call.fn)(scope, call.arg);
 }
 
-/* As spool__scope_block_published does for a block's entries. */
 static void scope_fifo_count_local(void *ctx, size_t n)
 {
-    spool_scope_t *scope = ctx;
-    scope->local -= n;
-    spool__count_latch_add(&scope->latch, n);
+    count_published(ctx, n);
 }
 
 static const spool__fifo_ops_t scope_fifo_ops = {
@@ -466,8 +470,8 @@ static SPOOL__NOINLINE int spawn_counted(spool_scope_t *scope, spool__worker_t *
 /* A FIFO spawn by the scope's own worker w while the scope takes local
  * spawns: a local reference, counted only if its ticket is published.  Out
  * of line, so that spool_scope_spawn's block path saves no register. */
-static SPOOL__NOINLINE int spawn_local_fifo(spool_scope_t *scope, spool__worker_t *w, spool_scope_fn fn,
-                                   void *arg)
+static SPOOL__NOINLINE int spawn_local_fifo(spool_scope_t *scope, spool__worker_t *w,
+                                            spool_scope_fn fn, void *arg)
 {
     spool__job_fifo_t *f = scope_fifo_of(scope, w);
     if (SPOOL__UNLIKELY(f == NULL))

@@ -708,7 +708,7 @@ static void test_spawn_blocks_keep_lifo_order(void **state)
 
 /* The same spawns into a FIFO scope: its worker counts references in
  * tickets of up to 64 (job_fifo.h), and every reference runs the FIFO's
- * front job, so the items run in spawn order, then the children they
+ * front call, so the items run in spawn order, then the children they
  * spawned, as with one reference per spawn (rayon's order). */
 static void test_fifo_tickets_keep_fifo_order(void **state)
 {
@@ -1010,8 +1010,8 @@ static void test_job_memory_is_recycled(void **state)
 }
 
 /* FIFO spawns taken by many threads at once: the per-worker FIFOs are
- * lock-free queues whose front is raced for by every runner of an indirect
- * job.  Every job must run exactly once, from every worker's FIFO. */
+ * lock-free queues whose front is raced for by every holder of a ticket's
+ * reference.  Every job must run exactly once, from every worker's FIFO. */
 typedef struct fifo_race {
     unsigned long n;
     _Atomic unsigned char *ran;
