@@ -29,6 +29,7 @@ int spool__deque_init(spool__deque_t *d)
         return ENOMEM;
     atomic_init(&d->top, 0);
     atomic_init(&d->split, 0);
+    d->owner_split = 0;
     atomic_init(&d->bottom, 0);
     atomic_init(&d->demand, 0);
     atomic_init(&d->buf, buf);
@@ -77,6 +78,7 @@ spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b)
     /* No private job: bottom == split, and b is the newest public job's
      * index, if there is one. */
     atomic_store_explicit(&d->bottom, b, memory_order_relaxed);
+    d->owner_split = b;
     /* Release: every store to split is (see spool__deque_publish). */
     atomic_store_explicit(&d->split, b, memory_order_release);
     /* Pairs with the fence in spool__deque_take_oldest: either the thief
@@ -86,6 +88,7 @@ spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b)
     int64_t t = atomic_load_explicit(&d->top, memory_order_relaxed);
     if (t > b) {
         /* Empty: restore.  Release as above. */
+        d->owner_split = b + 1;
         atomic_store_explicit(&d->split, b + 1, memory_order_release);
         atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
         return NULL;
@@ -98,6 +101,7 @@ spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b)
                                                      memory_order_relaxed))
             job = NULL;
         /* Release: as for every store to split. */
+        d->owner_split = b + 1;
         atomic_store_explicit(&d->split, b + 1, memory_order_release);
         atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
     }

@@ -78,6 +78,10 @@ typedef struct spool__deque {
      * push and pop index a slot without loading buf first. */
     _Atomic(spool__job_t *) *slots;
     int64_t mask;
+    /* Owner only: split's value (only the owner writes split), a plain
+     * field on the owner's line that push and pop compare in one
+     * instruction. */
+    int64_t owner_split;
     spool__deque_buf_t *retired; /* owner only */
 } spool__deque_t;
 
@@ -137,8 +141,8 @@ static inline bool spool__deque_push(spool__deque_t *d, spool__job_t *job)
 static inline bool spool__deque_push_private(spool__deque_t *d, spool__job_t *job)
 {
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
-    if (SPOOL__UNLIKELY(b >= d->limit || atomic_load_explicit(&d->top, memory_order_relaxed) >=
-                                             atomic_load_explicit(&d->split, memory_order_relaxed)))
+    if (SPOOL__UNLIKELY(b >= d->limit ||
+                        atomic_load_explicit(&d->top, memory_order_relaxed) >= d->owner_split))
         return false;
     atomic_store_explicit(&d->slots[b & d->mask], job, memory_order_relaxed);
     atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
@@ -158,8 +162,7 @@ static inline spool__job_t *spool__deque_private_job(spool__deque_t *d, int64_t 
 static inline spool__job_t *spool__deque_pop_private(spool__deque_t *d)
 {
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed) - 1;
-    if (SPOOL__UNLIKELY(b < atomic_load_explicit(&d->split, memory_order_relaxed) -
-                                SPOOL__DEQUE_PRIVATE_SLACK ||
+    if (SPOOL__UNLIKELY(b < d->owner_split - SPOOL__DEQUE_PRIVATE_SLACK ||
                         atomic_load_explicit(&d->demand, memory_order_relaxed) != 0))
         return NULL;
     atomic_store_explicit(&d->bottom, b, memory_order_relaxed);
@@ -173,24 +176,25 @@ static inline spool__job_t *spool__deque_pop_private(spool__deque_t *d)
  * owner adds any, so top >= split still holds. */
 static inline bool spool__deque_wants_publish(spool__deque_t *d)
 {
-    return atomic_load_explicit(&d->top, memory_order_relaxed) >=
-           atomic_load_explicit(&d->split, memory_order_relaxed);
+    return atomic_load_explicit(&d->top, memory_order_relaxed) >= d->owner_split;
 }
 
 /* Owner only: makes every private job public.  Returns how many; *was_empty
  * says whether the public part looked empty before. */
 static inline int64_t spool__deque_publish(spool__deque_t *d, bool *was_empty)
 {
-    int64_t s = atomic_load_explicit(&d->split, memory_order_relaxed);
+    int64_t s = d->owner_split;
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
     if (atomic_load_explicit(&d->demand, memory_order_relaxed) != 0)
         atomic_store_explicit(&d->demand, 0, memory_order_relaxed);
     *was_empty = atomic_load_explicit(&d->top, memory_order_relaxed) >= s;
-    if (b > s)
+    if (b > s) {
+        d->owner_split = b;
         /* Release pairs with the acquire load of split in
          * spool__deque_take_oldest: a thief that sees the new split sees
          * the slots and the jobs' fields. */
         atomic_store_explicit(&d->split, b, SPOOL__DEQUE_PUBLISH_ORDER);
+    }
     return b - s;
 }
 
@@ -203,8 +207,8 @@ static inline bool spool__deque_push_public(spool__deque_t *d, spool__job_t *job
     /* Release pairs with the acquire load of split in
      * spool__deque_take_oldest, as in spool__deque_publish (all jobs here
      * are public, so demand and top need no look). */
-    atomic_store_explicit(&d->split, atomic_load_explicit(&d->bottom, memory_order_relaxed),
-                          SPOOL__DEQUE_PUBLISH_ORDER);
+    d->owner_split = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    atomic_store_explicit(&d->split, d->owner_split, SPOOL__DEQUE_PUBLISH_ORDER);
     return true;
 }
 
@@ -215,8 +219,7 @@ static inline bool spool__deque_push_public(spool__deque_t *d, spool__job_t *job
 static inline spool__job_t *spool__deque_pop(spool__deque_t *d)
 {
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed) - 1;
-    if (SPOOL__LIKELY(b >= atomic_load_explicit(&d->split, memory_order_relaxed) -
-                               SPOOL__DEQUE_PRIVATE_SLACK)) {
+    if (SPOOL__LIKELY(b >= d->owner_split - SPOOL__DEQUE_PRIVATE_SLACK)) {
         atomic_store_explicit(&d->bottom, b, memory_order_relaxed);
         return atomic_load_explicit(&d->slots[b & d->mask], memory_order_relaxed);
     }

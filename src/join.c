@@ -9,18 +9,27 @@
 #define JOIN_COLD
 #endif
 
+/* b's job.  Its latch names no owner: only a thief can find the owner
+ * asleep on it (an owner running its own b is awake), and a thief took b
+ * from its owner's deque, which its steal recorded (stolen_from). */
 typedef struct join_job {
     spool__job_t base;
     spool_fn fn;
     void *arg;
-    spool__spin_latch_t latch;
+    spool__core_latch_t latch;
 } join_job_t;
 
 static void join_job_execute(spool__job_t *job)
 {
     join_job_t *j = (join_job_t *)job;
+    /* Read before fn, whose own steals overwrite it.  Stale when the owner
+     * runs b itself, and then never used: the set cannot find it asleep. */
+    spool__worker_t *owner = spool__current_worker()->stolen_from;
     j->fn(j->arg);
-    spool__spin_latch_set(&j->latch);
+    /* The owner's pool is ours (a thief steals within its pool), alive
+     * while we run, so owner may be read after the set. */
+    if (spool__core_latch_set(&j->latch))
+        spool__sleep_notify_worker_latch_is_set(&owner->registry->sleep, owner->index);
 }
 
 bool spool__join_describe(const spool__job_t *job, spool__job_info_t *info)
@@ -42,7 +51,7 @@ static JOIN_COLD void join_finish(spool__worker_t *w, join_job_t *job_b, spool__
     for (;;) {
         if (job == NULL) {
             /* b was stolen: work on other jobs until its thief is done. */
-            spool__worker_wait_recorded(w, &job_b->latch.core, job_b->fn, job_b->arg);
+            spool__worker_wait_recorded(w, &job_b->latch, job_b->fn, job_b->arg);
             return;
         }
         SPOOL__STAT_INC(w->stats.jobs_executed);
@@ -51,7 +60,7 @@ static JOIN_COLD void join_finish(spool__worker_t *w, join_job_t *job_b, spool__
             return;
         }
         spool__worker_run(w, job, SPOOL__FROM_OWN); /* left behind by a */
-        if (spool__core_latch_probe(&job_b->latch.core))
+        if (spool__core_latch_probe(&job_b->latch))
             return;
         job = spool__worker_pop(w);
     }
@@ -83,7 +92,7 @@ static JOIN_INLINE void join_on_worker(spool__worker_t *w, spool_fn a, void *arg
     job_b.base.execute = join_job_execute;
     job_b.fn = b;
     job_b.arg = arg_b;
-    spool__spin_latch_init(&job_b.latch, w, false);
+    spool__core_latch_init(&job_b.latch);
     if (SPOOL__UNLIKELY(!spool__deque_push_private(&w->deque, &job_b.base))) {
         join_slow(w, &job_b, a, arg_a);
         return;
@@ -112,11 +121,16 @@ static void join_in_worker(void *arg)
     join_on_worker(spool__current_worker(), j->a, j->arg_a, j->b, j->arg_b);
 }
 
-/* NULL functions, or a caller outside any pool. */
+static JOIN_COLD void join_null(void)
+{
+    spool__abort("spool_join: NULL function");
+}
+
+/* A caller outside any pool. */
 static JOIN_COLD void join_cold(spool_fn a, void *arg_a, spool_fn b, void *arg_b)
 {
     if (a == NULL || b == NULL)
-        spool__abort("spool_join: NULL function");
+        join_null();
     join_args_t args = {.a = a, .b = b, .arg_a = arg_a, .arg_b = arg_b};
     spool_pool_t *global = spool__global_registry();
     if (global == NULL || spool__registry_in_worker(global, join_in_worker, &args) != 0) {
@@ -129,9 +143,15 @@ static JOIN_COLD void join_cold(spool_fn a, void *arg_a, spool_fn b, void *arg_b
 void spool_join(spool_fn a, void *arg_a, spool_fn b, void *arg_b)
 {
     spool__worker_t *w = spool__current_worker();
-    if (SPOOL__UNLIKELY(w == NULL || a == NULL || b == NULL)) {
+    if (SPOOL__UNLIKELY(w == NULL)) {
         join_cold(a, arg_a, b, arg_b);
         return;
     }
+    /* Apart, so that each is one test and branch, not a flag or-ed into
+     * the others'. */
+    if (SPOOL__UNLIKELY(a == NULL))
+        join_null();
+    if (SPOOL__UNLIKELY(b == NULL))
+        join_null();
     join_on_worker(w, a, arg_a, b, arg_b);
 }

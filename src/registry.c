@@ -57,6 +57,7 @@ static spool__job_t *steal(spool__worker_t *w, unsigned *from_victim)
             switch (spool__deque_steal(&reg->workers[victim].deque, &job)) {
             case SPOOL__STEAL_SUCCESS:
                 SPOOL__STAT_INC(w->stats.steals);
+                w->stolen_from = &reg->workers[victim];
                 *from_victim = victim;
                 return job;
             case SPOOL__STEAL_RETRY:
@@ -307,7 +308,7 @@ void spool__worker_publish(spool__worker_t *w)
     /* A block or ticket is posted as the calls it holds, so that as many
      * sleepers wake as there are calls to run (deque.md, "Spawn blocks"). */
     int64_t extra_calls = 0;
-    for (int64_t i = atomic_load_explicit(&d->split, memory_order_relaxed); i < end; i++) {
+    for (int64_t i = d->owner_split; i < end; i++) {
         spool__job_t *job = spool__deque_private_job(d, i);
         if (job->execute == spool__scope_local_execute ||
             job->execute == spool__scope_counted_execute)

@@ -34,6 +34,9 @@ typedef struct spool__worker {
     /* Broadcasts for this worker (broadcast.c): pushed by any thread under
      * the pool's broadcast_lock, taken at the front by this worker alone. */
     spool__deque_t broadcasts;
+    /* The victim of this worker's last steal: the owner of the join job it
+     * runs, whom the job's latch may have to wake (join.c). */
+    struct spool__worker *stolen_from;
     pthread_t thread;
 #ifdef SPOOL_STATS
     struct { /* written by this worker only */
@@ -165,8 +168,8 @@ static inline bool spool__worker_peers_idle(spool__worker_t *w)
 static inline bool spool__worker_should_share(spool__worker_t *w)
 {
     spool__deque_t *d = &w->deque;
-    return spool__worker_peers_idle(w) && atomic_load_explicit(&d->split, memory_order_relaxed) <
-                                              atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    return spool__worker_peers_idle(w) &&
+           d->owner_split < atomic_load_explicit(&d->bottom, memory_order_relaxed);
 }
 
 /* Does worker w, running a spawn block or FIFO ticket (several calls behind
