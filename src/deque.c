@@ -78,18 +78,15 @@ spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b)
     /* No private job: bottom == split, and b is the newest public job's
      * index, if there is one. */
     atomic_store_explicit(&d->bottom, b, memory_order_relaxed);
-    d->owner_split = b;
-    /* Release: every store to split is (see spool__deque_publish). */
-    atomic_store_explicit(&d->split, b, memory_order_release);
+    spool__deque_set_split(d, b, memory_order_release);
     /* Pairs with the fence in spool__deque_take_oldest: either the thief
      * sees the lowered split, or we see its incremented top. */
     if (SPOOL__DEQUE_POP_FENCED)
         spool__fence_seq_cst();
     int64_t t = atomic_load_explicit(&d->top, memory_order_relaxed);
     if (t > b) {
-        /* Empty: restore.  Release as above. */
-        d->owner_split = b + 1;
-        atomic_store_explicit(&d->split, b + 1, memory_order_release);
+        /* Empty: restore. */
+        spool__deque_set_split(d, b + 1, memory_order_release);
         atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
         return NULL;
     }
@@ -100,9 +97,7 @@ spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b)
         if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst,
                                                      memory_order_relaxed))
             job = NULL;
-        /* Release: as for every store to split. */
-        d->owner_split = b + 1;
-        atomic_store_explicit(&d->split, b + 1, memory_order_release);
+        spool__deque_set_split(d, b + 1, memory_order_release);
         atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
     }
     return job;

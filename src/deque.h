@@ -91,6 +91,16 @@ typedef enum {
     SPOOL__STEAL_RETRY /* lost a race; the deque may still hold work */
 } spool__steal_t;
 
+/* Owner only: sets split to s, and its owner's copy.  order is release
+ * (a mutant's weaker one aside): it pairs with the thieves' acquire load of
+ * split in spool__deque_take_oldest, so a thief that sees a new split sees
+ * the slots below it and their jobs' fields. */
+static inline void spool__deque_set_split(spool__deque_t *d, int64_t s, memory_order order)
+{
+    d->owner_split = s;
+    atomic_store_explicit(&d->split, s, order);
+}
+
 /* Returns 0 or ENOMEM. */
 int spool__deque_init(spool__deque_t *d);
 void spool__deque_destroy(spool__deque_t *d);
@@ -188,13 +198,8 @@ static inline int64_t spool__deque_publish(spool__deque_t *d, bool *was_empty)
     if (atomic_load_explicit(&d->demand, memory_order_relaxed) != 0)
         atomic_store_explicit(&d->demand, 0, memory_order_relaxed);
     *was_empty = atomic_load_explicit(&d->top, memory_order_relaxed) >= s;
-    if (b > s) {
-        d->owner_split = b;
-        /* Release pairs with the acquire load of split in
-         * spool__deque_take_oldest: a thief that sees the new split sees
-         * the slots and the jobs' fields. */
-        atomic_store_explicit(&d->split, b, SPOOL__DEQUE_PUBLISH_ORDER);
-    }
+    if (b > s)
+        spool__deque_set_split(d, b, SPOOL__DEQUE_PUBLISH_ORDER);
     return b - s;
 }
 
@@ -204,11 +209,10 @@ static inline bool spool__deque_push_public(spool__deque_t *d, spool__job_t *job
 {
     if (!spool__deque_push(d, job))
         return false;
-    /* Release pairs with the acquire load of split in
-     * spool__deque_take_oldest, as in spool__deque_publish (all jobs here
-     * are public, so demand and top need no look). */
-    d->owner_split = atomic_load_explicit(&d->bottom, memory_order_relaxed);
-    atomic_store_explicit(&d->split, d->owner_split, SPOOL__DEQUE_PUBLISH_ORDER);
+    /* As spool__deque_publish (all jobs here are public, so demand and top
+     * need no look). */
+    spool__deque_set_split(d, atomic_load_explicit(&d->bottom, memory_order_relaxed),
+                           SPOOL__DEQUE_PUBLISH_ORDER);
     return true;
 }
 
