@@ -191,7 +191,10 @@ SPOOL_API void spool_in_place_scope_fifo(spool_scope_fn body, void *arg);
 
 /*
  * spool_scope_spawn: spawns fn(scope, arg) into scope, which will not end
- * before it has run.  In a FIFO scope it is queued FIFO, else LIFO.
+ * before it has run.  In a FIFO scope it is queued FIFO, else LIFO.  Spawns
+ * run side by side on workers that are idle when the spawning worker starts
+ * running one of them; a worker that becomes idle later may find them only
+ * when that one ends, so a spawned job must not wait for another to start.
  * Threads: the scope's body or a job running in the scope (on any thread);
  * never after the scope has ended.
  * Returns: 0; EINVAL if scope or fn is NULL; ENOMEM if no memory could be had

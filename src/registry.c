@@ -335,7 +335,6 @@ static void *worker_main(void *arg)
     spool__worker_t *w = arg;
     spool_pool_t *reg = w->registry;
     spool__tls_worker = w;
-    spool__sleep_thread_started(&reg->sleep);
 #ifdef __linux__
     char name[32];
     snprintf(name, sizeof name, "%s-%u", reg->thread_name, w->index);
@@ -344,6 +343,9 @@ static void *worker_main(void *arg)
 #endif
     if (reg->start_handler != NULL)
         reg->start_handler(reg->handler_ctx, w->index);
+    /* Idle until here (sleep.md): active only for the moment before the
+     * wait loop's first search counts it idle again. */
+    spool__sleep_thread_started(&reg->sleep);
     spool__worker_wait_until(w, &w->terminate);
     spool__tls_worker = NULL; /* the exit handler runs outside the pool */
     if (reg->exit_handler != NULL)

@@ -92,8 +92,9 @@ static inline void spool__sleep_start_looking(spool__sleep_t *s, unsigned worker
     idle->ring = NULL;
 }
 
-/* A worker's thread runs: it was counted idle until now (spool__sleep_init
- * counts every worker idle), and is active until it searches. */
+/* A worker's thread has started and run the start handler: it was counted
+ * idle until now (spool__sleep_init counts every worker idle), and is
+ * active until it searches, right after. */
 void spool__sleep_thread_started(spool__sleep_t *s);
 /* The worker found work (or its latch): it becomes active again. */
 void spool__sleep_work_found(spool__sleep_t *s);

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "pool_idle.h"
 #include "spool.h"
 #include "test_util.h"
 
@@ -729,6 +730,8 @@ static void test_coarse_leaves_run_side_by_side(void **state)
         atomic_init(&t.all_met, 0);
         if (r % 2 == 1)
             test_sleep_ms(20); /* the workers sleep first */
+        /* Idle when the loop starts: see test_scope.c's coarse spawns. */
+        assert_true(test_wait_pool_idle(pool, COARSE_DEADLINE_MS));
         assert_int_equal(spool_pool_install(pool, coarse_loop, &t), 0);
         if (atomic_load(&t.all_met) != COARSE_THREADS)
             fail_msg("round %lu: %d of %d leaves saw all %d start", r, atomic_load(&t.all_met),

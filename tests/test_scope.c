@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "order_log.h"
+#include "pool_idle.h"
 #include "registry.h"
 #include "spool.h"
 #include "test_util.h"
@@ -816,16 +817,22 @@ static void test_spawn_blocks_across_threads(void **state)
  * them on, else they stay hidden as long as the one it runs.  Here each
  * spawn waits until all have started (or until a deadline), so they pass
  * only if every worker runs one at once (test_loop.c has the same for a
- * loop's leaves).  Rounds: SPOOL_TEST_COARSE_ROUNDS. */
+ * loop's leaves).  Each round starts once every worker is idle: that is
+ * the promise ("The delay, bounded"); a worker still busy when the holder
+ * looks, idle a moment later, waits for the end of the call the holder
+ * runs, which here would be the deadline.  Rounds:
+ * SPOOL_TEST_COARSE_ROUNDS. */
 enum { COARSE_THREADS = 4, COARSE_DEADLINE_MS = 5000 };
 typedef struct coarse_test {
     atomic_int started, all_met;
+    atomic_int gate_open; /* see test_spawns_shared_with_starting_workers */
 } coarse_test_t;
 
 static void coarse_spawn(spool_scope_t *s, void *arg)
 {
     (void)s;
     coarse_test_t *t = arg;
+    atomic_store(&t->gate_open, 1);
     if (test_meet(&t->started, COARSE_THREADS, COARSE_DEADLINE_MS))
         atomic_fetch_add(&t->all_met, 1);
 }
@@ -860,9 +867,11 @@ static void test_coarse_spawns_run_side_by_side(void **state)
             coarse_test_t t;
             atomic_init(&t.started, 0);
             atomic_init(&t.all_met, 0);
-            /* Every other round the workers sleep first. */
+            atomic_init(&t.gate_open, 0);
+            /* Every other round the workers also fall asleep first. */
             if (r % 2 == 1)
                 test_sleep_ms(20);
+            assert_true(test_wait_pool_idle(pool, COARSE_DEADLINE_MS));
             assert_int_equal(spool_pool_install(pool, kinds[k], &t), 0);
             if (atomic_load(&t.all_met) != COARSE_THREADS)
                 fail_msg("%s, round %lu: %d of %d calls saw all %d start", names[k], r,
@@ -870,6 +879,45 @@ static void test_coarse_spawns_run_side_by_side(void **state)
         }
     }
     assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
+/* Rule 3 itself: the scope's worker, about to run one of its spawns, must
+ * publish the others while workers are idle, though none has asked yet.
+ * Idle workers that are searching take the first spawn at once and ask for
+ * more (rules 1 and 2 then do the work), so here the other workers are
+ * held in the start handler (counted idle: sleep.md) until the first spawn
+ * runs; without rule 3 the rest would stay hidden until that spawn ends,
+ * which here is the deadline. */
+static void gated_start(void *ctx, unsigned index)
+{
+    coarse_test_t *t = ctx;
+    for (int ms = 0; index != 0 && ms < COARSE_DEADLINE_MS && !atomic_load(&t->gate_open); ms++)
+        test_sleep_ms(1);
+}
+
+static void test_spawns_shared_with_starting_workers(void **state)
+{
+    (void)state;
+    unsigned long rounds = test_iters("SPOOL_TEST_GATED_ROUNDS", 3);
+    spool_fn kinds[] = {coarse_lifo, coarse_fifo};
+    const char *names[] = {"LIFO scope", "FIFO scope"};
+    for (unsigned long r = 0; r < rounds; r++) {
+        for (size_t k = 0; k < 2; k++) {
+            coarse_test_t t;
+            atomic_init(&t.started, 0);
+            atomic_init(&t.all_met, 0);
+            atomic_init(&t.gate_open, 0);
+            spool_config_t config = {
+                .num_threads = COARSE_THREADS, .start_handler = gated_start, .handler_ctx = &t};
+            spool_pool_t *pool;
+            assert_int_equal(spool_pool_create(&config, &pool), 0);
+            assert_int_equal(spool_pool_install(pool, kinds[k], &t), 0);
+            assert_int_equal(spool_pool_destroy(pool), 0);
+            if (atomic_load(&t.all_met) != COARSE_THREADS)
+                fail_msg("%s, round %lu: %d of %d calls saw all %d start", names[k], r,
+                         atomic_load(&t.all_met), COARSE_THREADS, COARSE_THREADS);
+        }
+    }
 }
 
 /* ---- bad input ---------------------------------------------------------- */
@@ -1105,6 +1153,7 @@ int main(void)
         cmocka_unit_test(test_fifo_tickets_keep_fifo_order),
         cmocka_unit_test(test_spawn_blocks_across_threads),
         cmocka_unit_test(test_coarse_spawns_run_side_by_side),
+        cmocka_unit_test(test_spawns_shared_with_starting_workers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,8 @@
 
 #include <cmocka.h>
 
+#include "pool_idle.h"
+#include "sleep.h"
 #include "spool.h"
 #include "test_util.h"
 
@@ -49,11 +51,42 @@ static void test_bursts_after_sleep(void **state)
     }
 }
 
+/* The inactive count (sleep.md, "The counters"): a worker whose thread has
+ * not run yet counts as idle, so that a pool's first jobs spread (a job's
+ * holder that finds no one idle keeps its other jobs private, deque.md
+ * rule 3); the thread's start makes it active until it searches.  And a
+ * pool whose work has stopped has every worker inactive again. */
+static void test_unstarted_workers_count_as_idle(void **state)
+{
+    (void)state;
+    spool__sleep_t s;
+    assert_int_equal(spool__sleep_init(&s, 3), 0);
+    uint64_t c = atomic_load(&s.counters);
+    assert_int_equal(spool__counters_inactive(c), 3);
+    assert_int_equal(spool__counters_sleeping(c), 0);
+    spool__sleep_thread_started(&s);
+    spool__idle_state_t idle;
+    spool__sleep_start_looking(&s, 0, &idle);
+    assert_int_equal(spool__counters_inactive(atomic_load(&s.counters)), 3);
+    spool__sleep_work_found(&s);
+    assert_int_equal(spool__counters_inactive(atomic_load(&s.counters)), 2);
+    spool__sleep_destroy(&s);
+
+    spool_config_t config = {.num_threads = 4};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    fib_task_t t = {15, 0};
+    assert_int_equal(spool_pool_install(pool, fib_join, &t), 0);
+    assert_true(test_wait_pool_idle(pool, 5000));
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_idle_pool_uses_no_cpu),
         cmocka_unit_test(test_bursts_after_sleep),
+        cmocka_unit_test(test_unstarted_workers_count_as_idle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
