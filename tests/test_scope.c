@@ -853,6 +853,24 @@ static void coarse_fifo(void *arg)
     spool_scope_fifo(coarse_body, arg);
 }
 
+/* Both scope kinds, each round. */
+static const spool_fn coarse_kinds[] = {coarse_lifo, coarse_fifo};
+
+static void coarse_test_init(coarse_test_t *t)
+{
+    atomic_init(&t->started, 0);
+    atomic_init(&t->all_met, 0);
+    atomic_init(&t->gate_open, 0);
+}
+
+static void coarse_check(coarse_test_t *t, size_t kind, unsigned long round)
+{
+    if (atomic_load(&t->all_met) != COARSE_THREADS)
+        fail_msg("%s scope, round %lu: %d of %d calls saw all %d start",
+                 kind == 0 ? "LIFO" : "FIFO", round, atomic_load(&t->all_met), COARSE_THREADS,
+                 COARSE_THREADS);
+}
+
 static void test_coarse_spawns_run_side_by_side(void **state)
 {
     (void)state;
@@ -860,22 +878,16 @@ static void test_coarse_spawns_run_side_by_side(void **state)
     spool_config_t config = {.num_threads = COARSE_THREADS};
     spool_pool_t *pool;
     assert_int_equal(spool_pool_create(&config, &pool), 0);
-    spool_fn kinds[] = {coarse_lifo, coarse_fifo};
-    const char *names[] = {"LIFO scope", "FIFO scope"};
     for (unsigned long r = 0; r < rounds; r++) {
         for (size_t k = 0; k < 2; k++) {
             coarse_test_t t;
-            atomic_init(&t.started, 0);
-            atomic_init(&t.all_met, 0);
-            atomic_init(&t.gate_open, 0);
+            coarse_test_init(&t);
             /* Every other round the workers also fall asleep first. */
             if (r % 2 == 1)
                 test_sleep_ms(20);
             assert_true(test_wait_pool_idle(pool, COARSE_DEADLINE_MS));
-            assert_int_equal(spool_pool_install(pool, kinds[k], &t), 0);
-            if (atomic_load(&t.all_met) != COARSE_THREADS)
-                fail_msg("%s, round %lu: %d of %d calls saw all %d start", names[k], r,
-                         atomic_load(&t.all_met), COARSE_THREADS, COARSE_THREADS);
+            assert_int_equal(spool_pool_install(pool, coarse_kinds[k], &t), 0);
+            coarse_check(&t, k, r);
         }
     }
     assert_int_equal(spool_pool_destroy(pool), 0);
@@ -899,23 +911,17 @@ static void test_spawns_shared_with_starting_workers(void **state)
 {
     (void)state;
     unsigned long rounds = test_iters("SPOOL_TEST_GATED_ROUNDS", 3);
-    spool_fn kinds[] = {coarse_lifo, coarse_fifo};
-    const char *names[] = {"LIFO scope", "FIFO scope"};
     for (unsigned long r = 0; r < rounds; r++) {
         for (size_t k = 0; k < 2; k++) {
             coarse_test_t t;
-            atomic_init(&t.started, 0);
-            atomic_init(&t.all_met, 0);
-            atomic_init(&t.gate_open, 0);
+            coarse_test_init(&t);
             spool_config_t config = {
                 .num_threads = COARSE_THREADS, .start_handler = gated_start, .handler_ctx = &t};
             spool_pool_t *pool;
             assert_int_equal(spool_pool_create(&config, &pool), 0);
-            assert_int_equal(spool_pool_install(pool, kinds[k], &t), 0);
+            assert_int_equal(spool_pool_install(pool, coarse_kinds[k], &t), 0);
             assert_int_equal(spool_pool_destroy(pool), 0);
-            if (atomic_load(&t.all_met) != COARSE_THREADS)
-                fail_msg("%s, round %lu: %d of %d calls saw all %d start", names[k], r,
-                         atomic_load(&t.all_met), COARSE_THREADS, COARSE_THREADS);
+            coarse_check(&t, k, r);
         }
     }
 }
