@@ -54,7 +54,8 @@ static void test_bursts_after_sleep(void **state)
 /* The inactive count (sleep.md, "The counters"): a worker whose thread has
  * not run yet counts as idle, so that a pool's first jobs spread (a job's
  * holder that finds no one idle keeps its other jobs private, deque.md
- * rule 3); the thread's start makes it active until it searches.  And a
+ * rule 3), and so does one running the start handler; after the handler
+ * it is active until it searches, right after.  And a
  * pool whose work has stopped has every worker inactive again. */
 static void test_unstarted_workers_count_as_idle(void **state)
 {
