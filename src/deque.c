@@ -36,7 +36,7 @@ int spool__deque_init(spool__deque_t *d)
     d->retired = NULL;
     d->slots = buf->slots;
     d->mask = buf->mask;
-    d->limit = buf->mask + 1;
+    atomic_init(&d->limit, SPOOL__DEQUE_ALERT); /* no public job yet */
     return 0;
 }
 
@@ -67,10 +67,37 @@ spool__deque_buf_t *spool__deque_grow(spool__deque_t *d, int64_t top, int64_t bo
     atomic_store_explicit(&d->buf, buf, memory_order_release);
     d->slots = buf->slots;
     d->mask = buf->mask;
-    d->limit = top + buf->mask + 1;
     old->retired_next = d->retired;
     d->retired = old;
     return buf;
+}
+
+bool spool__deque_make_room(spool__deque_t *d, int64_t b)
+{
+    /* Acquire pairs with the thieves' CAS on top in spool__deque_steal: a
+     * slot below top was read by its thief before we overwrite it. */
+    int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
+    if (b >= t + d->mask + 1 && spool__deque_grow(d, t, b) == NULL)
+        return false;
+    int64_t limit = t + d->mask + 1;
+#if SPOOL__DEQUE_LIMIT_RESET_STORE
+    atomic_store_explicit(&d->limit, limit, memory_order_relaxed);
+#else
+    /* An exchange, so that an alert a thief raised after the one we take back
+     * is not lost but replaces the new bound.  Acquire pairs with the
+     * thieves' release store of the alert (spool__deque_take_oldest): if we
+     * take one back, the caller's next look at top (wants_publish) sees that
+     * thief's steal and publishes. */
+    (void)atomic_exchange_explicit(&d->limit, limit, SPOOL__DEQUE_LIMIT_RESET_ORDER);
+#endif
+    return true;
+}
+
+/* The public part is empty now: the next push publishes (rule 1).  Only the
+ * owner clears the alert, and it is the owner here, so relaxed. */
+static void alert_owner_push(spool__deque_t *d)
+{
+    atomic_store_explicit(&d->limit, SPOOL__DEQUE_ALERT, memory_order_relaxed);
 }
 
 spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b)
@@ -88,6 +115,7 @@ spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b)
         /* Empty: restore. */
         spool__deque_set_split(d, b + 1, memory_order_release);
         atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
+        alert_owner_push(d);
         return NULL;
     }
     spool__job_t *job = atomic_load_explicit(&d->slots[b & d->mask], memory_order_relaxed);
@@ -99,6 +127,7 @@ spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b)
             job = NULL;
         spool__deque_set_split(d, b + 1, memory_order_release);
         atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
+        alert_owner_push(d);
     }
     return job;
 }

@@ -10,9 +10,10 @@
  * owner writes split, so it pushes and pops them with plain loads and
  * stores, no fence and no read-modify-write.  The owner publishes (moves
  * split up to bottom with a release store) when a thief asked for work
- * (demand), or when it pushes while no public job is left, so that an idle
- * worker always finds the oldest job without waiting for the owner.
- * deque.md has the protocol and why it is safe.
+ * (demand), or when it pushes while no public job is left (whoever empties
+ * the public part raises an alert in limit), so that an idle worker always
+ * finds the oldest job without waiting for the owner.  deque.md has the
+ * protocol and why it is safe.
  *
  * Changes from the paper: every store to split is a release store, so a
  * thief that reads any value of split synchronizes with the owner's latest
@@ -47,10 +48,32 @@
 #ifndef SPOOL__DEQUE_STEAL_FENCED
 #define SPOOL__DEQUE_STEAL_FENCED 1
 #endif
+/* The thieves' store of the alert in limit; release pairs with the
+ * owner's acquire exchange in spool__deque_make_room. */
+#ifndef SPOOL__DEQUE_ALERT_ORDER
+#define SPOOL__DEQUE_ALERT_ORDER memory_order_release
+#endif
+/* The owner's exchange that takes the alert back; acquire pairs with the
+ * thieves' release store of it. */
+#ifndef SPOOL__DEQUE_LIMIT_RESET_ORDER
+#define SPOOL__DEQUE_LIMIT_RESET_ORDER memory_order_acquire
+#endif
+/* Mutant only: 1 resets limit with a plain store, not an exchange. */
+#ifndef SPOOL__DEQUE_LIMIT_RESET_STORE
+#define SPOOL__DEQUE_LIMIT_RESET_STORE 0
+#endif
+/* Mutant only: 1 raises no alert when a thief takes the last public job. */
+#ifndef SPOOL__DEQUE_NO_ALERT
+#define SPOOL__DEQUE_NO_ALERT 0
+#endif
 /* Mutant only: 1 lets the owner pop privately one job below split. */
 #ifndef SPOOL__DEQUE_PRIVATE_SLACK
 #define SPOOL__DEQUE_PRIVATE_SLACK 0
 #endif
+
+/* limit's value while the public part is (or was just) empty: below every
+ * index, so that the owner's next push takes the slow path and publishes. */
+#define SPOOL__DEQUE_ALERT INT64_MIN
 
 typedef struct spool__deque_buf spool__deque_buf_t;
 struct spool__deque_buf {
@@ -70,10 +93,13 @@ typedef struct spool__deque {
     atomic_int demand; /* a thief found no public job: publish */
     /* The owner's line.  bottom is atomic only for length hints. */
     SPOOL__ALIGNED atomic_int_least64_t bottom;
-    /* Owner only: a value of top read with acquire (not newer than top) plus
-     * the capacity.  Push checks for room against it and reloads top only
-     * when the buffer looks full. */
-    int64_t limit;
+    /* The owner's push bound: a value of top read with acquire (not newer
+     * than top) plus the capacity, or SPOOL__DEQUE_ALERT once the public
+     * part ran out (rule 1 in deque.md): a thief that takes the last public
+     * job stores the alert here, the one word thieves write on this line, so
+     * that the owner's fast push needs no look at top.  The owner replaces
+     * it only with an exchange (spool__deque_make_room). */
+    atomic_int_least64_t limit;
     /* Owner only: the live buffer's slots and mask, so that the owner's
      * push and pop index a slot without loading buf first. */
     _Atomic(spool__job_t *) *slots;
@@ -106,6 +132,9 @@ int spool__deque_init(spool__deque_t *d);
 void spool__deque_destroy(spool__deque_t *d);
 /* Owner only: doubles the buffer.  Returns the new one, NULL if out of memory. */
 spool__deque_buf_t *spool__deque_grow(spool__deque_t *d, int64_t top, int64_t bottom);
+/* Owner only: spool__deque_room's slow path (b >= limit: the buffer looks
+ * full, or the alert is up). */
+bool spool__deque_make_room(spool__deque_t *d, int64_t b);
 /* Owner only: the public pop (fence, and a CAS for the last job); see
  * spool__deque_pop. */
 spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b);
@@ -114,14 +143,8 @@ spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b);
  * could not grow. */
 static inline bool spool__deque_room(spool__deque_t *d, int64_t b)
 {
-    if (SPOOL__UNLIKELY(b >= d->limit)) {
-        /* Acquire pairs with the thieves' CAS on top in spool__deque_steal:
-         * a slot below top was read by its thief before we overwrite it. */
-        int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
-        d->limit = t + d->mask + 1;
-        if (b >= d->limit)
-            return spool__deque_grow(d, t, b) != NULL;
-    }
+    if (SPOOL__UNLIKELY(b >= atomic_load_explicit(&d->limit, memory_order_relaxed)))
+        return spool__deque_make_room(d, b);
     return true;
 }
 
@@ -145,14 +168,14 @@ static inline bool spool__deque_push(spool__deque_t *d, spool__job_t *job)
 }
 
 /* Owner only: the fork fast path's push.  Pushes job as a private job if
- * that needs nothing more (room in the buffer, a public job left, so no
- * publication); else returns false with nothing pushed, and the caller
- * pushes the slow way (spool__deque_push, then publish if wanted). */
+ * that needs nothing more (room in the buffer, and no alert: a public job
+ * left, so no publication); else returns false with nothing pushed, and the
+ * caller pushes the slow way (spool__deque_push, which takes the alert back,
+ * then publish if wanted).  One compare covers both. */
 static inline bool spool__deque_push_private(spool__deque_t *d, spool__job_t *job)
 {
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
-    if (SPOOL__UNLIKELY(b >= d->limit ||
-                        atomic_load_explicit(&d->top, memory_order_relaxed) >= d->owner_split))
+    if (SPOOL__UNLIKELY(b >= atomic_load_explicit(&d->limit, memory_order_relaxed)))
         return false;
     atomic_store_explicit(&d->slots[b & d->mask], job, memory_order_relaxed);
     atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
@@ -179,11 +202,12 @@ static inline spool__job_t *spool__deque_pop_private(spool__deque_t *d)
     return atomic_load_explicit(&d->slots[b & d->mask], memory_order_relaxed);
 }
 
-/* Owner only, after a push: should the private jobs be published now?  Yes
- * if no public job is left, so that an idle worker finds the oldest job
- * without waiting (a stale top only delays that to a later push).  A
- * thief's demand needs no test here: it found no public job, and only the
- * owner adds any, so top >= split still holds. */
+/* Owner only, after a slow push: should the private jobs be published now?
+ * Yes if no public job is left, so that an idle worker finds the oldest job
+ * without waiting.  If the push took an alert back, this load sees the steal
+ * that raised it (spool__deque_make_room); an alert raised later stays up
+ * for the next push.  A thief's demand needs no test here: it found no
+ * public job, and only the owner adds any, so top >= split still holds. */
 static inline bool spool__deque_wants_publish(spool__deque_t *d)
 {
     return atomic_load_explicit(&d->top, memory_order_relaxed) >= d->owner_split;
@@ -265,6 +289,10 @@ static inline spool__steal_t spool__deque_take_oldest(spool__deque_t *d, spool__
     if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst,
                                                  memory_order_relaxed))
         return SPOOL__STEAL_RETRY;
+    /* The last public job (by the split we read; a newer publication only
+     * makes the alert spurious): the owner's next push publishes. */
+    if (ask && !SPOOL__DEQUE_NO_ALERT && t + 1 >= s)
+        atomic_store_explicit(&d->limit, SPOOL__DEQUE_ALERT, SPOOL__DEQUE_ALERT_ORDER);
     *out = job;
     return SPOOL__STEAL_SUCCESS;
 }

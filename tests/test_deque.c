@@ -83,6 +83,63 @@ static void test_sequential(void **state)
     spool__deque_destroy(&d);
 }
 
+/* Rule 1 (deque.md) without a look at top: whoever takes the last public
+ * job raises the alert in limit, the fast push (spool__deque_push_private)
+ * then fails, and the slow push takes the alert back and publishes. */
+static int64_t slow_push(spool__deque_t *d, spool__job_t *job)
+{
+    assert_true(spool__deque_push(d, job));
+    if (!spool__deque_wants_publish(d))
+        return 0;
+    bool was_empty;
+    int64_t published = spool__deque_publish(d, &was_empty);
+    assert_true(was_empty);
+    return published;
+}
+
+static void test_alert_after_last_public_job(void **state)
+{
+    (void)state;
+    spool__deque_t d;
+    assert_int_equal(spool__deque_init(&d), 0);
+    static spool__job_t jobs[6];
+    spool__job_t *out = NULL;
+
+    /* A new deque has no public job: the first push is slow and public. */
+    assert_false(spool__deque_push_private(&d, &jobs[0]));
+    assert_int_equal(spool__deque_len(&d), 0);
+    assert_int_equal(slow_push(&d, &jobs[0]), 1);
+    /* A public job is left: the next push is fast and private. */
+    assert_true(spool__deque_push_private(&d, &jobs[1]));
+    assert_false(spool__deque_wants_publish(&d));
+
+    /* A thief takes the last public job: the next fast push fails with
+     * nothing pushed, although no thief asked (demand). */
+    assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_SUCCESS);
+    assert_ptr_equal(out, &jobs[0]);
+    assert_false(spool__deque_demanded(&d));
+    assert_false(spool__deque_push_private(&d, &jobs[2]));
+    assert_int_equal(spool__deque_len(&d), 1);
+    assert_int_equal(slow_push(&d, &jobs[2]), 2); /* jobs 1 and 2 */
+    /* The alert was taken back, public jobs are left: fast again. */
+    assert_true(spool__deque_push_private(&d, &jobs[3]));
+
+    /* A thief that takes a job with more public ones left raises none. */
+    assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_SUCCESS);
+    assert_ptr_equal(out, &jobs[1]);
+    assert_true(spool__deque_push_private(&d, &jobs[4]));
+
+    /* The owner's own pop of the last public job raises it too. */
+    assert_ptr_equal(spool__deque_pop(&d), &jobs[4]);
+    assert_ptr_equal(spool__deque_pop(&d), &jobs[3]);
+    assert_ptr_equal(spool__deque_pop(&d), &jobs[2]); /* public, the last */
+    assert_false(spool__deque_push_private(&d, &jobs[5]));
+    assert_int_equal(slow_push(&d, &jobs[5]), 1);
+    assert_ptr_equal(spool__deque_pop(&d), &jobs[5]);
+    assert_null(spool__deque_pop(&d));
+    spool__deque_destroy(&d);
+}
+
 typedef struct concurrent {
     spool__deque_t deque;
     spool__job_t *jobs;
@@ -107,10 +164,13 @@ static void *thief(void *arg)
     }
 }
 
-/* The owner's side as a worker does it (spool__worker_push, _pop): publish
- * when a thief asked or no public job is left. */
+/* The owner's side as join does it (the fast private push and pop, else
+ * spool__worker_push and _pop): publish when a thief asked or no public job
+ * is left. */
 static void owner_push(concurrent_t *c, spool__job_t *job)
 {
+    if (spool__deque_push_private(&c->deque, job))
+        return;
     assert_true(spool__deque_push(&c->deque, job));
     bool was_empty;
     if (spool__deque_wants_publish(&c->deque))
@@ -119,7 +179,10 @@ static void owner_push(concurrent_t *c, spool__job_t *job)
 
 static spool__job_t *owner_pop(concurrent_t *c)
 {
-    spool__job_t *job = spool__deque_pop(&c->deque);
+    spool__job_t *job = spool__deque_pop_private(&c->deque);
+    if (job != NULL)
+        return job;
+    job = spool__deque_pop(&c->deque);
     bool was_empty;
     if (spool__deque_demanded(&c->deque))
         (void)spool__deque_publish(&c->deque, &was_empty);
@@ -183,6 +246,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sequential),
+        cmocka_unit_test(test_alert_after_last_public_job),
         cmocka_unit_test(test_owner_against_three_thieves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

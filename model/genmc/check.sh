@@ -87,6 +87,12 @@ check split_deque.c \
   -DSPOOL__DEQUE_STEAL_FENCED=0 \
   -DSPOOL__DEQUE_PRIVATE_SLACK=1
 
+check push_alert.c \
+  -DSPOOL__DEQUE_NO_ALERT=1 \
+  -DSPOOL__DEQUE_LIMIT_RESET_STORE=1 \
+  -DSPOOL__DEQUE_LIMIT_RESET_ORDER=memory_order_relaxed \
+  -DSPOOL__DEQUE_ALERT_ORDER=memory_order_relaxed
+
 check scope_credits.c \
   -DCOUNT_ON_PUBLISH=0 \
   -DDONE_ORDER=memory_order_relaxed \

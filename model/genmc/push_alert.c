@@ -1,0 +1,61 @@
+/*
+ * GenMC client for the push alert (src/deque.h, deque.md, rule 1), under
+ * RC11 and IMM: the owner's fast push tests only limit, and whoever empties
+ * the public part stores the alert there, so that the next push publishes.
+ * What must hold: once the public part is empty and private jobs are left,
+ * the alert is up (else the private jobs stay hidden from an idle worker
+ * until a demand).  The owner (main) pushes JOBS jobs as join does
+ * (deque_client.h: the fast private push, else the slow one and publish if
+ * wanted) on a deque of capacity 2: the first push takes back the initial
+ * alert and publishes, the second is private, the third takes the slow path
+ * (the buffer looks full) and takes back limit with its exchange.  One thief
+ * steals once, racing those pushes; taking the public job raises the alert.
+ * After the thief is joined, main checks that rule, then pops the rest;
+ * every job must have been taken exactly once, its plain payload seen.
+ *
+ * Mutants (model/genmc/check.sh), each must be rejected:
+ *   -DSPOOL__DEQUE_NO_ALERT=1          (a thief taking the last job alerts no one)
+ *   -DSPOOL__DEQUE_LIMIT_RESET_STORE=1 (limit taken back with a plain store:
+ *                                       a thief's alert is overwritten)
+ *   -DSPOOL__DEQUE_LIMIT_RESET_ORDER=memory_order_relaxed (the exchange
+ *                                       sees the alert but not the steal)
+ *   -DSPOOL__DEQUE_ALERT_ORDER=memory_order_relaxed (likewise, the thief's side)
+ */
+#define THIEVES 1
+#define DEQUE_CLIENT_OWNER 1
+#include "deque_client.h"
+
+static void try_steal(void)
+{
+    spool__job_t *job;
+    if (spool__deque_steal(&deque, &job) == SPOOL__STEAL_SUCCESS)
+        take(job);
+}
+
+static void client_publish(void)
+{
+    bool was_empty;
+    (void)spool__deque_publish(&deque, &was_empty);
+}
+
+int main(void)
+{
+    spool__deque_init(&deque);
+    pthread_t thread;
+    pthread_create(&thread, NULL, thief, NULL);
+    for (int i = 0; i < JOBS; i++) {
+        jobs[i].payload = i + 1;
+        owner_push(&jobs[i].base);
+    }
+    pthread_join(thread, NULL);
+    int64_t top = atomic_load_explicit(&deque.top, memory_order_relaxed);
+    int64_t split = atomic_load_explicit(&deque.split, memory_order_relaxed);
+    int64_t bottom = atomic_load_explicit(&deque.bottom, memory_order_relaxed);
+    if (top >= split && bottom > split)
+        assert(atomic_load_explicit(&deque.limit, memory_order_relaxed) == SPOOL__DEQUE_ALERT);
+    spool__job_t *job;
+    while ((job = owner_pop()) != NULL)
+        take(job);
+    check_each_taken_once();
+    return 0;
+}
