@@ -31,7 +31,8 @@ int spool__deque_init(spool__deque_t *d)
     atomic_init(&d->split, 0);
     d->owner_split = 0;
     atomic_init(&d->bottom, 0);
-    atomic_init(&d->demand, 0);
+    atomic_init(&d->asked, 0);
+    atomic_init(&d->floor, 0);
     atomic_init(&d->buf, buf);
     d->retired = NULL;
     d->slots = buf->slots;
@@ -112,22 +113,25 @@ spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b)
         spool__fence_seq_cst();
     int64_t t = atomic_load_explicit(&d->top, memory_order_relaxed);
     if (t > b) {
-        /* Empty: restore. */
+        /* Empty: restore (floor needs no change). */
         spool__deque_set_split(d, b + 1, memory_order_release);
         atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
         alert_owner_push(d);
         return NULL;
     }
     spool__job_t *job = atomic_load_explicit(&d->slots[b & d->mask], memory_order_relaxed);
-    if (t == b) {
-        /* Last job: race the thieves for it on top.  Seq-cst pairs with the
-         * thieves' CAS on top (one of us wins). */
-        if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst,
-                                                     memory_order_relaxed))
-            job = NULL;
-        spool__deque_set_split(d, b + 1, memory_order_release);
-        atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
-        alert_owner_push(d);
+    if (t < b) {
+        spool__deque_floor_follows_split(d); /* split stays one lower */
+        return job;
     }
+    /* Last job: race the thieves for it on top.  Seq-cst pairs with the
+     * thieves' CAS on top (one of us wins).  split goes back up, so floor
+     * needs no change. */
+    if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst,
+                                                 memory_order_relaxed))
+        job = NULL;
+    spool__deque_set_split(d, b + 1, memory_order_release);
+    atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
+    alert_owner_push(d);
     return job;
 }

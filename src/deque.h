@@ -10,10 +10,11 @@
  * owner writes split, so it pushes and pops them with plain loads and
  * stores, no fence and no read-modify-write.  The owner publishes (moves
  * split up to bottom with a release store) when a thief asked for work
- * (demand), or when it pushes while no public job is left (whoever empties
- * the public part raises an alert in limit), so that an idle worker always
- * finds the oldest job without waiting for the owner.  deque.md has the
- * protocol and why it is safe.
+ * (a demand in floor, which the fast pop compares with), or when it pushes
+ * while no public job is left (whoever empties the public part raises an
+ * alert in limit, which the fast push compares with), so that an idle
+ * worker always finds the oldest job without waiting for the owner.
+ * deque.md has the protocol and why it is safe.
  *
  * Changes from the paper: every store to split is a release store, so a
  * thief that reads any value of split synchronizes with the owner's latest
@@ -66,6 +67,32 @@
 #ifndef SPOOL__DEQUE_NO_ALERT
 #define SPOOL__DEQUE_NO_ALERT 0
 #endif
+/* The thieves' store of a demand in floor; release pairs with the owner's
+ * acquire exchange in spool__deque_publish. */
+#ifndef SPOOL__DEQUE_DEMAND_ORDER
+#define SPOOL__DEQUE_DEMAND_ORDER memory_order_release
+#endif
+/* The owner's exchange that serves a demand; acquire pairs with the
+ * thieves' release store of it. */
+#ifndef SPOOL__DEQUE_SERVE_ORDER
+#define SPOOL__DEQUE_SERVE_ORDER memory_order_acquire
+#endif
+/* Mutants only: 1 serves a demand with a plain store of floor; 1 clears the
+ * thieves' asked flag before the exchange; 1 raises the flag but no demand
+ * in floor. */
+#ifndef SPOOL__DEQUE_SERVE_STORE
+#define SPOOL__DEQUE_SERVE_STORE 0
+#endif
+#ifndef SPOOL__DEQUE_CLEAR_FLAG_FIRST
+#define SPOOL__DEQUE_CLEAR_FLAG_FIRST 0
+#endif
+#ifndef SPOOL__DEQUE_NO_DEMAND_IN_FLOOR
+#define SPOOL__DEQUE_NO_DEMAND_IN_FLOOR 0
+#endif
+/* Mutant only: 1 stores the demand in floor with a plain store. */
+#ifndef SPOOL__DEQUE_DEMAND_STORE
+#define SPOOL__DEQUE_DEMAND_STORE 0
+#endif
 /* Mutant only: 1 lets the owner pop privately one job below split. */
 #ifndef SPOOL__DEQUE_PRIVATE_SLACK
 #define SPOOL__DEQUE_PRIVATE_SLACK 0
@@ -74,6 +101,9 @@
 /* limit's value while the public part is (or was just) empty: below every
  * index, so that the owner's next push takes the slow path and publishes. */
 #define SPOOL__DEQUE_ALERT INT64_MIN
+/* floor's value while a thief's demand is not served: above every index,
+ * so that the owner's next pop takes the slow path and publishes. */
+#define SPOOL__DEQUE_DEMANDED INT64_MAX
 
 typedef struct spool__deque_buf spool__deque_buf_t;
 struct spool__deque_buf {
@@ -86,11 +116,14 @@ typedef struct spool__deque {
     /* Thieves' CAS word on its own line. */
     SPOOL__ALIGNED atomic_int_least64_t top;
     /* What thieves read on every steal, written by the owner only when it
-     * publishes, pops a public job or grows; demand is the one word thieves
+     * publishes, pops a public job or grows; asked is the one word thieves
      * write here, once per publication at most. */
     SPOOL__ALIGNED atomic_int_least64_t split;
     _Atomic(spool__deque_buf_t *) buf;
-    atomic_int demand; /* a thief found no public job: publish */
+    /* A thief found no public job and stored the demand in floor; read
+     * (here, not on the owner's line) so that searching thieves do not
+     * write again and again; cleared by the owner once it served it. */
+    atomic_int asked;
     /* The owner's line.  bottom is atomic only for length hints. */
     SPOOL__ALIGNED atomic_int_least64_t bottom;
     /* The owner's push bound: a value of top read with acquire (not newer
@@ -100,6 +133,11 @@ typedef struct spool__deque {
      * that the owner's fast push needs no look at top.  The owner replaces
      * it only with an exchange (spool__deque_make_room). */
     atomic_int_least64_t limit;
+    /* The owner's private-pop bound: split's value, or SPOOL__DEQUE_DEMANDED
+     * while a thief's demand is not served (rule 2), so that the fast pop's
+     * one compare covers both.  Thieves store only the demand; the owner
+     * replaces it only with an exchange (spool__deque_publish). */
+    atomic_int_least64_t floor;
     /* Owner only: the live buffer's slots and mask, so that the owner's
      * push and pop index a slot without loading buf first. */
     _Atomic(spool__job_t *) *slots;
@@ -125,6 +163,21 @@ static inline void spool__deque_set_split(spool__deque_t *d, int64_t s, memory_o
 {
     d->owner_split = s;
     atomic_store_explicit(&d->split, s, order);
+}
+
+/* Owner only, after split moved without serving a demand (a public pop):
+ * floor follows it, unless a demand is up, which stays for the next pop to
+ * serve.  A CAS, so that a demand stored meanwhile is not overwritten, and
+ * the owner never stores the demand itself: every write of floor after a
+ * thief's is a read-modify-write, which keeps that thief's release sequence
+ * going to the exchange that serves it (spool__deque_publish). */
+static inline void spool__deque_floor_follows_split(spool__deque_t *d)
+{
+    int64_t cur = atomic_load_explicit(&d->floor, memory_order_relaxed);
+    while (cur != SPOOL__DEQUE_DEMANDED &&
+           !atomic_compare_exchange_weak_explicit(&d->floor, &cur, d->owner_split,
+                                                  memory_order_relaxed, memory_order_relaxed))
+        ;
 }
 
 /* Returns 0 or ENOMEM. */
@@ -189,14 +242,14 @@ static inline spool__job_t *spool__deque_private_job(spool__deque_t *d, int64_t 
 }
 
 /* Owner only: the fork fast path's pop.  Pops the newest job if it is
- * private and no thief asked for work; else returns NULL with nothing
- * popped, and the caller pops the slow way (spool__deque_pop, then publish
- * if demanded). */
+ * private and no thief asked for work (one compare with floor covers both);
+ * else returns NULL with nothing popped, and the caller pops the slow way
+ * (spool__deque_pop, then publish if demanded). */
 static inline spool__job_t *spool__deque_pop_private(spool__deque_t *d)
 {
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed) - 1;
-    if (SPOOL__UNLIKELY(b < d->owner_split - SPOOL__DEQUE_PRIVATE_SLACK ||
-                        atomic_load_explicit(&d->demand, memory_order_relaxed) != 0))
+    if (SPOOL__UNLIKELY(b < atomic_load_explicit(&d->floor, memory_order_relaxed) -
+                                SPOOL__DEQUE_PRIVATE_SLACK))
         return NULL;
     atomic_store_explicit(&d->bottom, b, memory_order_relaxed);
     return atomic_load_explicit(&d->slots[b & d->mask], memory_order_relaxed);
@@ -213,17 +266,32 @@ static inline bool spool__deque_wants_publish(spool__deque_t *d)
     return atomic_load_explicit(&d->top, memory_order_relaxed) >= d->owner_split;
 }
 
-/* Owner only: makes every private job public.  Returns how many; *was_empty
- * says whether the public part looked empty before. */
+/* Owner only: makes every private job public, which serves a thief's
+ * demand.  Returns how many; *was_empty says whether the public part looked
+ * empty before. */
 static inline int64_t spool__deque_publish(spool__deque_t *d, bool *was_empty)
 {
     int64_t s = d->owner_split;
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
-    if (atomic_load_explicit(&d->demand, memory_order_relaxed) != 0)
-        atomic_store_explicit(&d->demand, 0, memory_order_relaxed);
     *was_empty = atomic_load_explicit(&d->top, memory_order_relaxed) >= s;
     if (b > s)
         spool__deque_set_split(d, b, SPOOL__DEQUE_PUBLISH_ORDER);
+    else if (atomic_load_explicit(&d->floor, memory_order_relaxed) != SPOOL__DEQUE_DEMANDED)
+        return 0; /* floor is split already, and no demand to serve */
+    if (SPOOL__DEQUE_CLEAR_FLAG_FIRST)
+        atomic_store_explicit(&d->asked, 0, memory_order_relaxed);
+#if SPOOL__DEQUE_SERVE_STORE
+    atomic_store_explicit(&d->floor, d->owner_split, memory_order_relaxed);
+#else
+    /* Floor up to the new split, and any demand served: an exchange, so that
+     * a demand stored after it stays.  Acquire pairs with the thieves'
+     * release store of the demand: if we take one, its thief's store of
+     * asked comes before our clear below, so asked cannot stay set (and
+     * keep later thieves from asking) with no demand in floor. */
+    (void)atomic_exchange_explicit(&d->floor, d->owner_split, SPOOL__DEQUE_SERVE_ORDER);
+#endif
+    if (!SPOOL__DEQUE_CLEAR_FLAG_FIRST && atomic_load_explicit(&d->asked, memory_order_relaxed) != 0)
+        atomic_store_explicit(&d->asked, 0, memory_order_relaxed);
     return b - s;
 }
 
@@ -237,6 +305,8 @@ static inline bool spool__deque_push_public(spool__deque_t *d, spool__job_t *job
      * need no look). */
     spool__deque_set_split(d, atomic_load_explicit(&d->bottom, memory_order_relaxed),
                            SPOOL__DEQUE_PUBLISH_ORDER);
+    /* No owner pops here; floor is kept at split all the same. */
+    spool__deque_floor_follows_split(d);
     return true;
 }
 
@@ -254,11 +324,12 @@ static inline spool__job_t *spool__deque_pop(spool__deque_t *d)
     return spool__deque_pop_public(d, b);
 }
 
-/* Owner only: has a thief asked for work?  (spool__worker_publish finds
- * whether there is anything private to publish.) */
+/* Owner only: has a thief asked for work, not served yet?  (A load of the
+ * owner's own line; spool__worker_publish finds whether there is anything
+ * private to publish.) */
 static inline bool spool__deque_demanded(spool__deque_t *d)
 {
-    return atomic_load_explicit(&d->demand, memory_order_relaxed) != 0;
+    return atomic_load_explicit(&d->floor, memory_order_relaxed) == SPOOL__DEQUE_DEMANDED;
 }
 
 /* Takes the oldest public job into *out.  fenced: the owner may pop
@@ -275,10 +346,22 @@ static inline spool__steal_t spool__deque_take_oldest(spool__deque_t *d, spool__
     /* Acquire pairs with the release stores of split by the owner. */
     int64_t s = atomic_load_explicit(&d->split, SPOOL__DEQUE_STEAL_SPLIT_ORDER);
     if (t >= s) {
-        /* Relaxed: demand orders nothing.  The owner sees it at a later
-         * push or pop and publishes with a release store of split. */
-        if (ask && atomic_load_explicit(&d->demand, memory_order_relaxed) == 0)
-            atomic_store_explicit(&d->demand, 1, memory_order_relaxed);
+        /* The demand, in floor, makes the owner's next fast pop fail: it
+         * publishes (spool__deque_publish).  asked first, then floor (in
+         * that order: see the exchange there). */
+        if (ask && atomic_load_explicit(&d->asked, memory_order_relaxed) == 0) {
+            atomic_store_explicit(&d->asked, 1, memory_order_relaxed);
+            /* An exchange, not a store: two thieves may ask at once, and
+             * the owner's exchange that serves them reads one; as every
+             * write of floor is a read-modify-write, it is in the other's
+             * release sequence too, so both stores of asked come before
+             * its clear. */
+            if (SPOOL__DEQUE_DEMAND_STORE)
+                atomic_store_explicit(&d->floor, SPOOL__DEQUE_DEMANDED, SPOOL__DEQUE_DEMAND_ORDER);
+            else if (!SPOOL__DEQUE_NO_DEMAND_IN_FLOOR)
+                (void)atomic_exchange_explicit(&d->floor, SPOOL__DEQUE_DEMANDED,
+                                               SPOOL__DEQUE_DEMAND_ORDER);
+        }
         return SPOOL__STEAL_EMPTY;
     }
     /* Acquire pairs with the release store of buf in spool__deque_grow. */

@@ -140,6 +140,55 @@ static void test_alert_after_last_public_job(void **state)
     spool__deque_destroy(&d);
 }
 
+/* Rule 2 (deque.md) without a second load: a thief's demand is stored in
+ * floor, so the fast pop (spool__deque_pop_private) fails until the owner
+ * publishes, which serves it. */
+static void test_demand_stops_the_fast_pop(void **state)
+{
+    (void)state;
+    spool__deque_t d;
+    assert_int_equal(spool__deque_init(&d), 0);
+    static spool__job_t jobs[4];
+    spool__job_t *out = NULL;
+    bool was_empty;
+    assert_int_equal(slow_push(&d, &jobs[0]), 1);
+    assert_true(spool__deque_push_private(&d, &jobs[1]));
+    assert_true(spool__deque_push_private(&d, &jobs[2]));
+    assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_SUCCESS);
+    /* The public part is empty: a thief asks. */
+    assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_EMPTY);
+    assert_true(spool__deque_demanded(&d));
+    assert_null(spool__deque_pop_private(&d));
+    assert_int_equal(spool__deque_len(&d), 2); /* nothing popped */
+    /* A second asking thief changes nothing. */
+    assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_EMPTY);
+    assert_int_equal(spool__deque_publish(&d, &was_empty), 2);
+    assert_true(was_empty);
+    assert_false(spool__deque_demanded(&d));
+    /* Served; jobs 1 and 2 are public now, job 3 private. */
+    assert_int_equal(slow_push(&d, &jobs[3]), 0);
+    assert_ptr_equal(spool__deque_pop_private(&d), &jobs[3]);
+    assert_null(spool__deque_pop_private(&d)); /* job 2 is public */
+    /* A publication for another reason (rule 1 here) serves it too. */
+    assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_SUCCESS);
+    assert_ptr_equal(out, &jobs[1]);
+    assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_SUCCESS);
+    assert_ptr_equal(out, &jobs[2]);
+    assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_EMPTY);
+    assert_true(spool__deque_demanded(&d));
+    assert_int_equal(slow_push(&d, &jobs[2]), 1);
+    assert_false(spool__deque_demanded(&d));
+    /* And a thief can ask again. */
+    assert_true(spool__deque_push_private(&d, &jobs[1]));
+    assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_SUCCESS);
+    assert_ptr_equal(out, &jobs[2]);
+    assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_EMPTY);
+    assert_true(spool__deque_demanded(&d));
+    assert_null(spool__deque_pop_private(&d));
+    assert_ptr_equal(spool__deque_pop(&d), &jobs[1]);
+    spool__deque_destroy(&d);
+}
+
 typedef struct concurrent {
     spool__deque_t deque;
     spool__job_t *jobs;
@@ -247,6 +296,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sequential),
         cmocka_unit_test(test_alert_after_last_public_job),
+        cmocka_unit_test(test_demand_stops_the_fast_pop),
         cmocka_unit_test(test_owner_against_three_thieves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

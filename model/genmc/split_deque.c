@@ -20,6 +20,17 @@
  *   -DSPOOL__DEQUE_STEAL_SPLIT_ORDER=memory_order_relaxed (the thief's load)
  *   -DSPOOL__DEQUE_POP_FENCED=0                         (public pop's fence)
  *   -DSPOOL__DEQUE_PRIVATE_SLACK=1      (the newest public job popped as private)
+ * and for the demand in floor (deque.md, "Demand in floor"): at the end, a
+ * thief's asked flag must not be up without its demand in floor.
+ *   -DSPOOL__DEQUE_SERVE_STORE=1        (served with a plain store of floor)
+ *   -DSPOOL__DEQUE_CLEAR_FLAG_FIRST=1   (asked cleared before the exchange)
+ *   -DSPOOL__DEQUE_NO_DEMAND_IN_FLOOR=1 (the thief raises asked only)
+ *   -DSPOOL__DEQUE_DEMAND_STORE=1       (the thief's demand a plain store: the
+ *                                        serving exchange may read another
+ *                                        thief's and not order this one's asked)
+ *   -DSPOOL__DEQUE_SERVE_ORDER=memory_order_relaxed, and
+ *   -DSPOOL__DEQUE_DEMAND_ORDER=memory_order_relaxed (no synchronisation
+ *                                        between the demand and its service)
  */
 #define DEQUE_CLIENT_OWNER 1
 #include "deque_client.h"
@@ -55,5 +66,9 @@ int main(void)
         pthread_join(t[i], NULL);
     /* Pop returned NULL: the deque was empty, or a thief won the last job. */
     check_each_taken_once();
+    /* A thief's asked flag never stays up without its demand in floor: it
+     * would keep later thieves from asking while the owner sees no demand. */
+    if (atomic_load_explicit(&deque.asked, memory_order_relaxed) != 0)
+        assert(atomic_load_explicit(&deque.floor, memory_order_relaxed) == SPOOL__DEQUE_DEMANDED);
     return 0;
 }
