@@ -1,5 +1,6 @@
-/* The Chase-Lev deque: sequential semantics, and one owner against three
- * thieves with every job taken exactly once. */
+/* The split Chase-Lev deque: sequential semantics (with the push alert
+ * and the demand in floor, step by step), and one owner pushing and popping
+ * as join does against three thieves, every job taken exactly once. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
