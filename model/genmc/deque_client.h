@@ -105,4 +105,21 @@ static spool__job_t *owner_pop(void)
 }
 #endif
 
+#ifdef DEQUE_CLIENT_PLAIN
+/* The plain thief step and publication (split_deque.c, push_alert.c): one
+ * steal, the job taken; publication with nothing to count or close. */
+static void try_steal(void)
+{
+    spool__job_t *job;
+    if (spool__deque_steal(&deque, &job) == SPOOL__STEAL_SUCCESS)
+        take(job);
+}
+
+static void client_publish(void)
+{
+    bool was_empty;
+    (void)spool__deque_publish(&deque, &was_empty);
+}
+#endif
+
 #endif

@@ -23,20 +23,8 @@
  */
 #define THIEVES 1
 #define DEQUE_CLIENT_OWNER 1
+#define DEQUE_CLIENT_PLAIN 1
 #include "deque_client.h"
-
-static void try_steal(void)
-{
-    spool__job_t *job;
-    if (spool__deque_steal(&deque, &job) == SPOOL__STEAL_SUCCESS)
-        take(job);
-}
-
-static void client_publish(void)
-{
-    bool was_empty;
-    (void)spool__deque_publish(&deque, &was_empty);
-}
 
 int main(void)
 {
