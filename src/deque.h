@@ -67,8 +67,8 @@
 #ifndef SPOOL__DEQUE_NO_ALERT
 #define SPOOL__DEQUE_NO_ALERT 0
 #endif
-/* The thieves' store of a demand in floor; release pairs with the owner's
- * acquire exchange in spool__deque_publish. */
+/* The thieves' exchange that stores a demand in floor; release pairs with
+ * the owner's acquire exchange in spool__deque_publish. */
 #ifndef SPOOL__DEQUE_DEMAND_ORDER
 #define SPOOL__DEQUE_DEMAND_ORDER memory_order_release
 #endif
@@ -135,8 +135,9 @@ typedef struct spool__deque {
     atomic_int_least64_t limit;
     /* The owner's private-pop bound: split's value, or SPOOL__DEQUE_DEMANDED
      * while a thief's demand is not served (rule 2), so that the fast pop's
-     * one compare covers both.  Thieves store only the demand; the owner
-     * replaces it only with an exchange (spool__deque_publish). */
+     * one compare covers both.  Thieves write only the demand; every write
+     * of floor is a read-modify-write (the thieves' exchange, the owner's
+     * in spool__deque_publish and spool__deque_floor_follows_split). */
     atomic_int_least64_t floor;
     /* Owner only: the live buffer's slots and mask, so that the owner's
      * push and pop index a slot without loading buf first. */
@@ -285,9 +286,10 @@ static inline int64_t spool__deque_publish(spool__deque_t *d, bool *was_empty)
 #else
     /* Floor up to the new split, and any demand served: an exchange, so that
      * a demand stored after it stays.  Acquire pairs with the thieves'
-     * release store of the demand: if we take one, its thief's store of
-     * asked comes before our clear below, so asked cannot stay set (and
-     * keep later thieves from asking) with no demand in floor. */
+     * release exchange of the demand (spool__deque_take_oldest): if we take
+     * one, the store of asked by its thief, and by any thief whose demand
+     * came before it, comes before our clear below, so asked cannot stay
+     * set (and keep later thieves from asking) with no demand in floor. */
     (void)atomic_exchange_explicit(&d->floor, d->owner_split, SPOOL__DEQUE_SERVE_ORDER);
 #endif
     if (!SPOOL__DEQUE_CLEAR_FLAG_FIRST && atomic_load_explicit(&d->asked, memory_order_relaxed) != 0)
