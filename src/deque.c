@@ -94,10 +94,14 @@ bool spool__deque_make_room(spool__deque_t *d, int64_t b)
     return true;
 }
 
-/* The public part is empty now: the next push publishes (rule 1).  Only the
- * owner clears the alert, and it is the owner here, so relaxed. */
-static void alert_owner_push(spool__deque_t *d)
+/* The public pop's two ends that leave the public part empty: split and
+ * bottom back to b + 1 (so floor needs no change), and the alert up, so that
+ * the next push publishes (rule 1).  Only the owner takes the alert back, and
+ * it is the owner here, so relaxed. */
+static void public_part_emptied(spool__deque_t *d, int64_t b)
 {
+    spool__deque_set_split(d, b + 1, memory_order_release);
+    atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
     atomic_store_explicit(&d->limit, SPOOL__DEQUE_ALERT, memory_order_relaxed);
 }
 
@@ -113,10 +117,7 @@ spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b)
         spool__fence_seq_cst();
     int64_t t = atomic_load_explicit(&d->top, memory_order_relaxed);
     if (t > b) {
-        /* Empty: restore (floor needs no change). */
-        spool__deque_set_split(d, b + 1, memory_order_release);
-        atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
-        alert_owner_push(d);
+        public_part_emptied(d, b); /* it was empty */
         return NULL;
     }
     spool__job_t *job = atomic_load_explicit(&d->slots[b & d->mask], memory_order_relaxed);
@@ -125,13 +126,10 @@ spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b)
         return job;
     }
     /* Last job: race the thieves for it on top.  Seq-cst pairs with the
-     * thieves' CAS on top (one of us wins).  split goes back up, so floor
-     * needs no change. */
+     * thieves' CAS on top (one of us wins). */
     if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst,
                                                  memory_order_relaxed))
         job = NULL;
-    spool__deque_set_split(d, b + 1, memory_order_release);
-    atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
-    alert_owner_push(d);
+    public_part_emptied(d, b);
     return job;
 }

@@ -353,8 +353,9 @@ static inline spool__steal_t spool__deque_take_oldest(spool__deque_t *d, spool__
          * that order: see the exchange there). */
         if (ask && atomic_load_explicit(&d->asked, memory_order_relaxed) == 0) {
             atomic_store_explicit(&d->asked, 1, memory_order_relaxed);
-            /* An exchange, not a store: two thieves may ask at once, and
-             * the owner's exchange that serves them reads one; as every
+            /* Release pairs with the owner's acquire exchange in
+             * spool__deque_publish.  An exchange, not a store: two thieves
+             * may ask at once, and that exchange reads one; as every
              * write of floor is a read-modify-write, it is in the other's
              * release sequence too, so both stores of asked come before
              * its clear. */
@@ -375,7 +376,8 @@ static inline spool__steal_t spool__deque_take_oldest(spool__deque_t *d, spool__
                                                  memory_order_relaxed))
         return SPOOL__STEAL_RETRY;
     /* The last public job (by the split we read; a newer publication only
-     * makes the alert spurious): the owner's next push publishes. */
+     * makes the alert spurious): the owner's next push publishes.  Release
+     * pairs with the owner's acquire exchange in spool__deque_make_room. */
     if (ask && !SPOOL__DEQUE_NO_ALERT && t + 1 >= s)
         atomic_store_explicit(&d->limit, SPOOL__DEQUE_ALERT, SPOOL__DEQUE_ALERT_ORDER);
     *out = job;

@@ -25,7 +25,8 @@
  *   -DSPOOL__DEQUE_SERVE_STORE=1        (served with a plain store of floor)
  *   -DSPOOL__DEQUE_CLEAR_FLAG_FIRST=1   (asked cleared before the exchange)
  *   -DSPOOL__DEQUE_NO_DEMAND_IN_FLOOR=1 (the thief raises asked only)
- *   -DSPOOL__DEQUE_DEMAND_STORE=1       (the thief's demand a plain store: the
+ *   -DSPOOL__DEQUE_DEMAND_STORE=1       (run with -disable-ipr; the thief's
+ *                                        demand a plain store: the
  *                                        serving exchange may read another
  *                                        thief's and not order this one's asked)
  *   -DSPOOL__DEQUE_SERVE_ORDER=memory_order_relaxed, and
