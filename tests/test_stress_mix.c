@@ -29,6 +29,27 @@ static const unsigned pool_sizes[NUM_POOLS] = {1, 2, 8, 64};
 
 static atomic_long created, executed, double_runs, budget;
 
+/* A worker that waits runs other jobs on its own stack, so nodes of other
+ * trees (and, through installs, of other pools) pile up on it: the stack a
+ * worker needs is not bounded by MAX_DEPTH.  Under AddressSanitizer this
+ * test has needed more than 2 MiB on every run and, now and then, more than
+ * the default 8 MiB, so its pools get large stacks (address space only: a
+ * page costs memory once touched), and the test reports the deepest use. */
+enum { MIX_STACK_SIZE = 64u << 20 };
+static _Thread_local uintptr_t first_node_frame;
+static atomic_uintptr_t deepest_stack;
+
+static void note_stack_depth(void)
+{
+    char here;
+    uintptr_t at = (uintptr_t)&here;
+    if (first_node_frame == 0 || at > first_node_frame)
+        first_node_frame = at; /* the shallowest node seen on this thread */
+    uintptr_t used = first_node_frame - at, seen = atomic_load(&deepest_stack);
+    while (used > seen && !atomic_compare_exchange_weak(&deepest_stack, &seen, used))
+        ;
+}
+
 typedef struct node {
     uint64_t seed;
     unsigned depth;
@@ -129,6 +150,7 @@ static void broadcast_child(void *ctx, unsigned index, unsigned n)
 static void run_node(void *arg)
 {
     node_t *n = arg;
+    note_stack_depth();
     if (atomic_fetch_add(&n->runs, 1) != 0)
         atomic_fetch_add(&double_runs, 1);
     atomic_fetch_add(&executed, 1);
@@ -243,7 +265,7 @@ static void run_root(spool_pool_t *pool, uint64_t seed, long nodes)
 static void create_pools(void)
 {
     for (int i = 0; i < NUM_POOLS; i++) {
-        spool_config_t config = {.num_threads = pool_sizes[i]};
+        spool_config_t config = {.num_threads = pool_sizes[i], .stack_size = MIX_STACK_SIZE};
         assert_int_equal(spool_pool_create(&config, &pools[i]), 0);
     }
 }
@@ -257,8 +279,10 @@ static void destroy_pools_and_check(void)
         test_sleep_ms(1);
     for (int i = 0; i < NUM_POOLS; i++)
         assert_int_equal(spool_pool_destroy(pools[i]), 0);
-    print_message("nodes: %ld created, %ld executed, %ld lost or repeated\n",
-                  atomic_load(&created), atomic_load(&executed), atomic_load(&double_runs));
+    print_message("nodes: %ld created, %ld executed, %ld lost or repeated; deepest stack %lu KiB\n",
+                  atomic_load(&created), atomic_load(&executed), atomic_load(&double_runs),
+                  (unsigned long)(atomic_load(&deepest_stack) >> 10));
+    atomic_store(&deepest_stack, 0);
     assert_int_equal(atomic_load(&double_runs), 0);
     assert_int_equal(atomic_load(&created), atomic_load(&executed));
 }
