@@ -2,6 +2,11 @@
  * through spool_pool_install (the caller blocks outside it); W4 and W5
  * submit from the caller, which is never a pool thread. */
 #include <spool.h>
+#ifdef SPOOL_BENCH_INLINE_JOIN
+#include <spool_inline.h>
+/* spool-peer-inline: the same kernels with the join compiled in. */
+#define spool_join spool_join_inline
+#endif
 
 #include <stdatomic.h>
 #include <stdio.h>

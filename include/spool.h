@@ -154,7 +154,10 @@ SPOOL_API int spool_global_init(const spool_config_t *config);
  * work: a must not wait for b to run elsewhere unless it forks meanwhile
  * (as at one thread, b may also simply run after a).  Outside any pool the pair runs in the global pool (started on first
  * use) while the caller blocks; if the global pool cannot be started, both
- * run on the caller, a first.
+ * run on the caller, a first.  spool_join_inline (spool_inline.h) is the
+ * same join with its common path compiled into the caller, for the
+ * finest-grained forks; it ties the program to the library's layout (see
+ * that header).
  * Threads: any.
  * Returns: nothing.  A NULL a or b is a programming error: spool_join prints
  * one line naming itself to stderr and aborts.

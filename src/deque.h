@@ -33,6 +33,7 @@
 
 #include "atomics.h"
 #include "job.h"
+#include "spool_inline.h"
 
 /* The orders and the fence of the protocol, macros so that the GenMC
  * clients (model/genmc/chase_lev.c, split_deque.c) can build mutants that
@@ -150,6 +151,23 @@ typedef struct spool__deque {
     spool__deque_buf_t *retired; /* owner only */
 } spool__deque_t;
 
+/* The owner's fast push and pop are spool_inline.h's, which programs that
+ * use spool_join_inline compile in: they see the fields from bottom to mask
+ * as struct spool__fork_owner_v1, which must match. */
+#define SPOOL__DEQUE_OWNER_FIELD_AT(field)                                                        \
+    (offsetof(spool__deque_t, field) - offsetof(spool__deque_t, bottom) ==                        \
+     offsetof(struct spool__fork_owner_v1, field))
+_Static_assert(SPOOL__DEQUE_OWNER_FIELD_AT(limit) && SPOOL__DEQUE_OWNER_FIELD_AT(floor) &&
+                   SPOOL__DEQUE_OWNER_FIELD_AT(slots) && SPOOL__DEQUE_OWNER_FIELD_AT(mask) &&
+                   sizeof(atomic_int_least64_t) == sizeof(int64_t) &&
+                   sizeof(_Atomic(spool__job_t *)) == sizeof(spool__job_t *),
+               "struct spool__fork_owner_v1 (spool_inline.h) no longer matches the deque");
+
+static inline struct spool__fork_owner_v1 *spool__deque_owner(spool__deque_t *d)
+{
+    return (struct spool__fork_owner_v1 *)(void *)&d->bottom;
+}
+
 typedef enum {
     SPOOL__STEAL_EMPTY,
     SPOOL__STEAL_SUCCESS,
@@ -228,12 +246,7 @@ static inline bool spool__deque_push(spool__deque_t *d, spool__job_t *job)
  * then publish if wanted).  One compare covers both. */
 static inline bool spool__deque_push_private(spool__deque_t *d, spool__job_t *job)
 {
-    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
-    if (SPOOL__UNLIKELY(b >= atomic_load_explicit(&d->limit, memory_order_relaxed)))
-        return false;
-    atomic_store_explicit(&d->slots[b & d->mask], job, memory_order_relaxed);
-    atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
-    return true;
+    return spool__fork_push_v1(spool__deque_owner(d), job);
 }
 
 /* Owner only: the private job at index i, split <= i < bottom. */
@@ -248,12 +261,15 @@ static inline spool__job_t *spool__deque_private_job(spool__deque_t *d, int64_t 
  * (spool__deque_pop, then publish if demanded). */
 static inline spool__job_t *spool__deque_pop_private(spool__deque_t *d)
 {
+#if SPOOL__DEQUE_PRIVATE_SLACK /* a mutant (model/genmc/split_deque.c) */
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed) - 1;
-    if (SPOOL__UNLIKELY(b < atomic_load_explicit(&d->floor, memory_order_relaxed) -
-                                SPOOL__DEQUE_PRIVATE_SLACK))
+    if (b < atomic_load_explicit(&d->floor, memory_order_relaxed) - SPOOL__DEQUE_PRIVATE_SLACK)
         return NULL;
     atomic_store_explicit(&d->bottom, b, memory_order_relaxed);
     return atomic_load_explicit(&d->slots[b & d->mask], memory_order_relaxed);
+#else
+    return spool__fork_pop_v1(spool__deque_owner(d));
+#endif
 }
 
 /* Owner only, after a slow push: should the private jobs be published now?

@@ -1,4 +1,6 @@
 /* spool_join: fork b for thieves, run a, then take b back or wait for it. */
+#include <stddef.h>
+
 #include "registry.h"
 
 #if defined(__GNUC__)
@@ -19,7 +21,20 @@ typedef struct join_job {
     spool__core_latch_t latch;
 } join_job_t;
 
-static void join_job_execute(spool__job_t *job)
+/* spool_join_inline (spool_inline.h) builds b's job in its caller's frame
+ * and pushes it itself: its view of the job and of the deque must be ours. */
+_Static_assert(sizeof(join_job_t) == sizeof(struct spool__join_frame_v1), "join frame v1");
+_Static_assert(offsetof(join_job_t, base.execute) == offsetof(struct spool__join_frame_v1, execute),
+               "join frame v1: execute");
+_Static_assert(offsetof(join_job_t, fn) == offsetof(struct spool__join_frame_v1, fn),
+               "join frame v1: fn");
+_Static_assert(offsetof(join_job_t, arg) == offsetof(struct spool__join_frame_v1, arg),
+               "join frame v1: arg");
+_Static_assert(offsetof(join_job_t, latch) == offsetof(struct spool__join_frame_v1, latch) &&
+                   sizeof(spool__core_latch_t) == sizeof(int) && SPOOL__LATCH_UNSET == 0,
+               "join frame v1: latch");
+/* b run by a thief; exported, as spool_join_inline's b names it too. */
+void spool__join_execute_v1(spool__job_t *job)
 {
     join_job_t *j = (join_job_t *)job;
     /* Read before fn, whose own steals overwrite it.  Stale when the owner
@@ -34,7 +49,7 @@ static void join_job_execute(spool__job_t *job)
 
 bool spool__join_describe(const spool__job_t *job, spool__job_info_t *info)
 {
-    if (job->execute != join_job_execute)
+    if (job->execute != spool__join_execute_v1)
         return false;
     const join_job_t *j = (const join_job_t *)job;
     spool__trace_describe_call(j->fn, j->arg, info);
@@ -89,7 +104,7 @@ static JOIN_INLINE void join_on_worker(spool__worker_t *w, spool_fn a, void *arg
                                        void *arg_b)
 {
     join_job_t job_b;
-    job_b.base.execute = join_job_execute;
+    job_b.base.execute = spool__join_execute_v1;
     job_b.fn = b;
     job_b.arg = arg_b;
     spool__core_latch_init(&job_b.latch);
@@ -138,6 +153,20 @@ static JOIN_COLD void join_cold(spool_fn a, void *arg_a, spool_fn b, void *arg_b
         a(arg_a);
         b(arg_b);
     }
+}
+
+void spool__join_slow_v1(struct spool__join_frame_v1 *b, spool_fn a, void *arg_a)
+{
+    spool__worker_t *w = spool__current_worker();
+    if (w == NULL) /* outside any pool (spool__tls_fork_v1's stand-in) */
+        join_cold(a, arg_a, b->fn, b->arg);
+    else
+        join_slow(w, (join_job_t *)(void *)b, a, arg_a);
+}
+
+void spool__join_finish_v1(struct spool__join_frame_v1 *b, spool__job_t *popped)
+{
+    join_finish(spool__current_worker(), (join_job_t *)(void *)b, popped);
 }
 
 void spool_join(spool_fn a, void *arg_a, spool_fn b, void *arg_b)

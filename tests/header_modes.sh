@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# include/spool.h compiles with no warning under -Wall -Wextra -Wpedantic
+# include/spool.h (and include/spool_inline.h with it) compiles with no warning under -Wall -Wextra -Wpedantic
 # -Werror as C99, C11, C17 and gnu11, and as C++11, C++17 and C++20, and
 # include/spool.hpp as C++17 and C++20 (with -Wshadow too), with gcc and g++
 # and with clang and clang++ (each one that is installed; gcc and g++ must
@@ -12,9 +12,13 @@ trap 'rm -rf "$tmp"' EXIT
 cat >"$tmp/h.c" <<'C'
 #include <spool.h>
 #include <spool.h> /* include guard */
+#include <spool_inline.h>
+#include <spool_inline.h>
 static void part(void *ctx, size_t begin, size_t end) { (void)ctx; (void)begin; (void)end; }
+static void half(void *arg) { (void)arg; }
 int main(void)
 {
+    spool_join_inline(half, NULL, half, NULL);
     spool_for_opts_t opts = {0, 0, SPOOL_FOR_FIXED};
     spool_for(0, 1, &opts, part, NULL);
     return spool_version() == 0 || spool_yield_now() == SPOOL_YIELD_EXECUTED;

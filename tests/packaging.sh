@@ -40,11 +40,14 @@ symbols=$(nm -D --defined-only "$libdir/libspool.so" | awk '{print $3}')
 bad=$(grep -v '^spool_' <<<"$symbols" || true)
 [ -z "$bad" ] || fail "libspool.so exports non-spool symbols: $bad"
 grep -qx spool_join <<<"$symbols" || fail "libspool.so does not export spool_join"
+# spool_inline.h's internal names: each carries its layout's version.
+bad=$(grep '^spool__' <<<"$symbols" | grep -v '_v[0-9][0-9]*$' || true)
+[ -z "$bad" ] || fail "libspool.so exports internal names without a layout version: $bad"
 
 step "manual pages"
 mandir=$prefix/share/man
 test -f "$mandir/man3/spool.3" || fail "spool(3) is not installed"
-for sym in $symbols; do
+for sym in $(grep -v '^spool__' <<<"$symbols"); do
   test -f "$mandir/man3/$sym.3" || fail "no manual page for $sym"
 done
 # Every page renders without a warning (.so links resolve from the man root).
@@ -85,6 +88,35 @@ if links_libspool "$tmp/sort-pc-static"; then fail "static pkg-config build load
 c++ -std=c++17 -o "$tmp/lambdas-pc" "$src/examples/lambdas.cpp" \
    $(pkg-config --cflags --libs spool) -Wl,-rpath,"$(pkg-config --variable=libdir spool)"
 "$tmp/lambdas-pc" >/dev/null
+
+step "spool_join_inline, shared and static"
+cat > "$tmp/inline.c" <<'C'
+#include <spool_inline.h>
+#include <stdio.h>
+#include <stdlib.h>
+typedef struct { long n, r; } fib_t;
+static void fib(void *p)
+{
+    fib_t *t = p;
+    if (t->n < 2) { t->r = t->n; return; }
+    fib_t a = {t->n - 1, 0}, b = {t->n - 2, 0};
+    spool_join_inline(fib, &a, fib, &b);
+    t->r = a.r + b.r;
+}
+int main(void)
+{
+    fib_t t = {24, 0};
+    fib(&t); /* outside any pool: through spool_join into the global pool */
+    return t.r == 46368 ? 0 : 1;
+}
+C
+cc -std=c11 -O2 -o "$tmp/inline-pc" "$tmp/inline.c" \
+   $(pkg-config --cflags --libs spool) -Wl,-rpath,"$(pkg-config --variable=libdir spool)"
+links_libspool "$tmp/inline-pc" || fail "shared spool_join_inline build does not load libspool.so"
+"$tmp/inline-pc" || fail "spool_join_inline against libspool.so: wrong fib"
+cc -std=c11 -O2 -o "$tmp/inline-static" "$tmp/inline.c" $(pkg-config --cflags spool) \
+   "$(pkg-config --variable=libdir spool)/libspool.a" $(pkg-config --libs-only-other spool)
+"$tmp/inline-static" || fail "spool_join_inline against libspool.a: wrong fib"
 
 step "add_subdirectory"
 mkdir -p "$tmp/sub"

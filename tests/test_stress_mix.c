@@ -1,5 +1,5 @@
 /* Stress (label "stress"): randomized mixes of join, LIFO and FIFO scopes,
- * in-place scopes, detached spawns, cross-pool installs, parallel loops,
+ * in-place scopes, detached spawns, both joins (spool_join_inline too), cross-pool installs, parallel loops,
  * reductions (adaptive and fixed) and broadcasts (blocking and detached),
  * nested up to
  * depth 30, on pools of 1, 2, 8 and 64 threads (on a 2-core machine); 8
@@ -20,6 +20,7 @@
 #include <pthread.h>
 
 #include "spool.h"
+#include "spool_inline.h"
 #include "test_util.h"
 
 enum { NUM_POOLS = 4, MAX_DEPTH = 30, MAX_CHILDREN = 4 };
@@ -163,11 +164,14 @@ static void run_node(void *arg)
         return;
     int k = 1 + (int)((r >> 8) % MAX_CHILDREN);
     switch (r % 10) {
-    case 0: { /* join */
+    case 0: { /* join, the library's or the inlined one */
         node_t a, b;
         node_init(&a, r + 1, depth + 1, false);
         node_init(&b, r + 2, depth + 1, false);
-        spool_join(run_node, &a, run_node, &b);
+        if ((r >> 24) & 1)
+            spool_join_inline(run_node, &a, run_node, &b);
+        else
+            spool_join(run_node, &a, run_node, &b);
         node_t both[2] = {a, b};
         check_once(both, 2);
         break;

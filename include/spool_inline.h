@@ -1,0 +1,154 @@
+/*
+ * spool_inline.h: spool_join_inline, a spool_join compiled into its caller.
+ *
+ * spool_join is a call into the library: its fork path is about 48
+ * instructions, a dozen of them the call itself, the NULL tests and the
+ * saving of registers.  spool_join_inline does the same join with the
+ * common path (push b, run a, pop b, run b) in the caller's own code, and
+ * leaves through spool_join or an out-of-line function of the library for
+ * everything else (outside a pool, b stolen, a full buffer, a thief asking
+ * for work).  It behaves as spool_join in every way but one: with a library
+ * built with SPOOL_STATS, a b that the caller runs itself is not counted in
+ * jobs_executed.
+ *
+ * The price is a tie to the library's layout: a program built with this
+ * header reads a worker's deque and writes a join's job itself.  Every name
+ * it uses carries the layout's version (_v1), and the library checks at
+ * build time that its own structs match the ones below, so a library with
+ * another layout does not load a program built with this one (undefined
+ * symbol) instead of running it wrong.  Programs that want no such tie use
+ * spool_join.
+ *
+ * Compilers: gcc and clang (the header uses their __atomic built-ins and
+ * __thread); elsewhere spool_join_inline is spool_join.  C99 or later, C++11
+ * or later.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SPOOL_INLINE_H
+#define SPOOL_INLINE_H
+
+#include <stdint.h>
+
+#include "spool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+
+/* Internal to spool, layout version 1: do not use these names directly. */
+
+/* A job as the library's deques hold it; spool_join's b is one. */
+struct spool__job;
+
+/* The owner's part of a worker's deque (src/deque.h, from bottom on):
+ * jobs at indices below bottom; the fast push needs bottom < limit, the
+ * fast pop bottom - 1 >= floor; the slot of index i is slots[i & mask]. */
+struct spool__fork_owner_v1 {
+    int64_t bottom;
+    int64_t limit;
+    int64_t floor;
+    struct spool__job **slots;
+    int64_t mask;
+};
+
+/* b of a join, on the joining worker's stack (src/join.c's join_job_t).
+ * latch is 0 until a thief that ran b sets it. */
+struct spool__join_frame_v1 {
+    void (*execute)(struct spool__job *job);
+    spool_fn fn;
+    void *arg;
+    int latch;
+};
+
+/* The deque of the worker running on this thread.  Outside any pool, a
+ * stand-in whose limit is below every index, so that the fast push fails
+ * there and sends the join to the library without a test of its own. */
+SPOOL_API extern __thread struct spool__fork_owner_v1 *spool__tls_fork_v1
+    __attribute__((tls_model("initial-exec")));
+/* A thief runs b through this. */
+SPOOL_API void spool__join_execute_v1(struct spool__job *job);
+/* The fast push found no room (or b must be public, or this thread is
+ * outside any pool): joins the slow way. */
+SPOOL_API void spool__join_slow_v1(struct spool__join_frame_v1 *b, spool_fn a, void *arg_a);
+/* a has returned and the fast pop did not give b back (popped: what it
+ * gave, NULL for nothing): finishes the join as spool_join does. */
+SPOOL_API void spool__join_finish_v1(struct spool__join_frame_v1 *b, struct spool__job *popped);
+
+/* The owner's fast push and pop: the library's own (src/deque.h calls
+ * these), relaxed, the owner's own words; thieves see a job only once the
+ * library publishes it.  The push fails when the buffer is full or the
+ * public part ran out (limit), the pop when the newest job is public or a
+ * thief asked for work (floor): the library then does it the slow way. */
+static inline __attribute__((always_inline)) int
+spool__fork_push_v1(struct spool__fork_owner_v1 *owner, struct spool__job *job)
+{
+    int64_t bottom = __atomic_load_n(&owner->bottom, __ATOMIC_RELAXED);
+    if (__builtin_expect(bottom >= __atomic_load_n(&owner->limit, __ATOMIC_RELAXED), 0))
+        return 0;
+    __atomic_store_n(&owner->slots[bottom & owner->mask], job, __ATOMIC_RELAXED);
+    __atomic_store_n(&owner->bottom, bottom + 1, __ATOMIC_RELAXED);
+    return 1;
+}
+
+/* Returns the newest job, popped, or NULL with nothing popped. */
+static inline __attribute__((always_inline)) struct spool__job *
+spool__fork_pop_v1(struct spool__fork_owner_v1 *owner)
+{
+    int64_t bottom = __atomic_load_n(&owner->bottom, __ATOMIC_RELAXED) - 1;
+    if (__builtin_expect(bottom < __atomic_load_n(&owner->floor, __ATOMIC_RELAXED), 0))
+        return (struct spool__job *)0;
+    __atomic_store_n(&owner->bottom, bottom, __ATOMIC_RELAXED);
+    return __atomic_load_n(&owner->slots[bottom & owner->mask], __ATOMIC_RELAXED);
+}
+
+/*
+ * spool_join_inline: spool_join (spool.h), with its common path inlined.
+ * Threads: any (outside a pool it calls spool_join).
+ * Returns: nothing; when it returns, a and b have both run.  A NULL a or b
+ * aborts, as in spool_join.
+ */
+static inline __attribute__((always_inline)) void spool_join_inline(spool_fn a, void *arg_a,
+                                                                   spool_fn b, void *arg_b)
+{
+    if (__builtin_expect(a == NULL || b == NULL, 0)) { /* folded away for constants */
+        spool_join(a, arg_a, b, arg_b);
+        return;
+    }
+    struct spool__fork_owner_v1 *owner = spool__tls_fork_v1;
+    struct spool__join_frame_v1 frame;
+    frame.execute = spool__join_execute_v1;
+    frame.fn = b;
+    frame.arg = arg_b;
+    frame.latch = 0;
+    if (__builtin_expect(!spool__fork_push_v1(owner, (struct spool__job *)(void *)&frame), 0)) {
+        spool__join_slow_v1(&frame, a, arg_a);
+        return;
+    }
+    a(arg_a);
+    /* The pop reads slots and mask after a, which may have grown the buffer;
+     * b back at the top is the common case (else: stolen, or a left jobs). */
+    struct spool__job *popped = spool__fork_pop_v1(owner);
+    if (__builtin_expect(popped == (struct spool__job *)(void *)&frame, 1)) {
+        b(frame.arg); /* b, not frame.fn: a constant b is called directly */
+        return;
+    }
+    spool__join_finish_v1(&frame, popped);
+}
+
+#else /* not gcc or clang: the library's join */
+
+static inline void spool_join_inline(spool_fn a, void *arg_a, spool_fn b, void *arg_b)
+{
+    spool_join(a, arg_a, b, arg_b);
+}
+
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
