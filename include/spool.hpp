@@ -1,7 +1,7 @@
 /*
  * spool.hpp: C++17 wrappers over spool.h (header-only).
  *
- *   spool::join([&] { ... }, [&] { ... });
+ *   spool::join([&] { ... }, [&] { ... });      // or join_inline (spool_inline.h)
  *   spool::scope([&](spool::scope_ref s) { s.spawn([&] { ... }); });
  *   spool::parallel_for(0, n, [&](size_t i) { a[i] *= 2; });
  *   double sum = spool::parallel_reduce(0, n, 0.0,
@@ -26,6 +26,7 @@
 #endif
 
 #include <spool.h>
+#include <spool_inline.h>
 
 #include <atomic>
 #include <cerrno>
@@ -88,21 +89,37 @@ template <class F> void run_call(void *arg) noexcept
     }
 }
 
+template <bool Inline, class A, class B> void join(A &&a, B &&b)
+{
+    using FA = std::remove_reference_t<A>;
+    using FB = std::remove_reference_t<B>;
+    call<FA> ca{&a, nullptr};
+    call<FB> cb{&b, nullptr};
+    if constexpr (Inline)
+        spool_join_inline(run_call<FA>, &ca, run_call<FB>, &cb);
+    else
+        spool_join(run_call<FA>, &ca, run_call<FB>, &cb);
+    if (ca.error)
+        std::rethrow_exception(ca.error);
+    if (cb.error)
+        std::rethrow_exception(cb.error);
+}
+
 } // namespace detail
 
 /* Runs a() and b(), potentially in parallel (spool_join).  Rethrows a's
  * exception, else b's. */
 template <class A, class B> void join(A &&a, B &&b)
 {
-    using FA = std::remove_reference_t<A>;
-    using FB = std::remove_reference_t<B>;
-    detail::call<FA> ca{&a, nullptr};
-    detail::call<FB> cb{&b, nullptr};
-    spool_join(detail::run_call<FA>, &ca, detail::run_call<FB>, &cb);
-    if (ca.error)
-        std::rethrow_exception(ca.error);
-    if (cb.error)
-        std::rethrow_exception(cb.error);
+    detail::join<false>(std::forward<A>(a), std::forward<B>(b));
+}
+
+/* join, with the fork's common path compiled in (spool_join_inline): for
+ * the finest-grained forks; it ties the program to the library's layout
+ * (spool_inline.h). */
+template <class A, class B> void join_inline(A &&a, B &&b)
+{
+    detail::join<true>(std::forward<A>(a), std::forward<B>(b));
 }
 
 /* A scope, as its body and its spawned jobs see it. */

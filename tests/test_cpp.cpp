@@ -1,4 +1,4 @@
-// spool.hpp: join, scope and scope_fifo, parallel_for, parallel_reduce,
+// spool.hpp: join (and join_inline), scope and scope_fifo, parallel_for, parallel_reduce,
 // broadcast and the RAII pool; exceptions thrown in any of their callables
 // come back to the caller once the call has finished; join allocates
 // nothing.  Built with g++ and with clang++ (scripts/test.sh), C++17.
@@ -46,12 +46,35 @@ void operator delete(void *p, std::size_t) noexcept
 }
 #endif
 
+// Each test_join / test_join_exceptions runs with spool::join, then with
+// spool::join_inline.
+static bool inline_join = false;
+
+template <class A, class B> static void join(A &&a, B &&b)
+{
+    if (inline_join)
+        spool::join_inline(std::forward<A>(a), std::forward<B>(b));
+    else
+        spool::join(std::forward<A>(a), std::forward<B>(b));
+}
+
+static int use_join_inline(void **)
+{
+    inline_join = true;
+    return 0;
+}
+static int use_join(void **)
+{
+    inline_join = false;
+    return 0;
+}
+
 static long fib(long n)
 {
     if (n < 2)
         return n;
     long a = 0, b = 0;
-    spool::join([&] { a = fib(n - 1); }, [&] { b = fib(n - 2); });
+    join([&] { a = fib(n - 1); }, [&] { b = fib(n - 2); });
     return a + b;
 }
 
@@ -88,7 +111,7 @@ static void test_join_exceptions(void **)
         std::string what;
         p.install([&] {
             try {
-                spool::join(
+                join(
                     [&] {
                         ran++;
                         if (which != 1)
@@ -281,8 +304,10 @@ static void test_broadcast_and_pool(void **)
 int main()
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_join),
-        cmocka_unit_test(test_join_exceptions),
+        cmocka_unit_test_setup(test_join, use_join),
+        cmocka_unit_test_setup(test_join_exceptions, use_join),
+        {"test_join (inline)", test_join, use_join_inline, nullptr, nullptr},
+        {"test_join_exceptions (inline)", test_join_exceptions, use_join_inline, nullptr, nullptr},
         cmocka_unit_test(test_scope),
         cmocka_unit_test(test_scope_exceptions),
         cmocka_unit_test(test_parallel_for),
