@@ -1,9 +1,9 @@
 /*
  * spool_inline.h: spool_join_inline, a spool_join compiled into its caller.
  *
- * spool_join is a call into the library: its fork path is about 48
- * instructions, a dozen of them the call itself, the NULL tests and the
- * saving of registers.  spool_join_inline does the same join with the
+ * spool_join is a call into the library, and a dozen of the instructions
+ * of its fork path are the call itself, the NULL tests and the saving of
+ * registers.  spool_join_inline does the same join with the
  * common path (push b, run a, pop b, run b) in the caller's own code, and
  * leaves through spool_join or an out-of-line function of the library for
  * everything else (outside a pool, b stolen, a full buffer, a thief asking

@@ -91,9 +91,8 @@ c++ -std=c++17 -o "$tmp/lambdas-pc" "$src/examples/lambdas.cpp" \
 
 step "spool_join_inline, shared and static"
 cat > "$tmp/inline.c" <<'C'
+#include <pthread.h>
 #include <spool_inline.h>
-#include <stdio.h>
-#include <stdlib.h>
 typedef struct { long n, r; } fib_t;
 static void fib(void *p)
 {
@@ -103,11 +102,19 @@ static void fib(void *p)
     spool_join_inline(fib, &a, fib, &b);
     t->r = a.r + b.r;
 }
+static void *from_a_thread(void *arg)
+{
+    fib(arg); /* a thread's own copy of the outside-a-pool stand-in */
+    return NULL;
+}
 int main(void)
 {
-    fib_t t = {24, 0};
+    fib_t t = {24, 0}, u = {23, 0};
     fib(&t); /* outside any pool: through spool_join into the global pool */
-    return t.r == 46368 ? 0 : 1;
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, from_a_thread, &u) != 0 || pthread_join(thread, NULL) != 0)
+        return 2;
+    return t.r == 46368 && u.r == 28657 ? 0 : 1;
 }
 C
 cc -std=c11 -O2 -o "$tmp/inline-pc" "$tmp/inline.c" \
