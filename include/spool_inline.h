@@ -55,8 +55,7 @@ struct spool__fork_owner_v1 {
 };
 
 /* b of a join, on the joining worker's stack (src/join.c's join_job_t).
- * execute is NULL: that marks a join's b.  latch is 0 until a thief that
- * ran b sets it. */
+ * latch is 0 until a thief that ran b sets it. */
 struct spool__join_frame_v1 {
     void (*execute)(struct spool__job *job);
     spool_fn fn;
@@ -69,6 +68,8 @@ struct spool__join_frame_v1 {
  * there and sends the join to the library without a test of its own. */
 SPOOL_API extern __thread struct spool__fork_owner_v1 *spool__tls_fork_v1
     __attribute__((tls_model("initial-exec")));
+/* A thief runs b through this. */
+SPOOL_API void spool__join_execute_v1(struct spool__job *job);
 /* The fast push found no room (or b must be public, or this thread is
  * outside any pool): joins the slow way. */
 SPOOL_API void spool__join_slow_v1(struct spool__join_frame_v1 *b, spool_fn a, void *arg_a);
@@ -118,7 +119,9 @@ static inline __attribute__((always_inline)) void spool_join_inline(spool_fn a, 
     }
     struct spool__fork_owner_v1 *owner = spool__tls_fork_v1;
     struct spool__join_frame_v1 frame;
-    frame.execute = 0; /* a join's b */
+    /* Atomic (relaxed) only so that gcc stores it alone: it packed the two
+     * words into an SSE register, which took more instructions. */
+    __atomic_store_n(&frame.execute, &spool__join_execute_v1, __ATOMIC_RELAXED);
     frame.fn = b;
     frame.arg = arg_b;
     frame.latch = 0;

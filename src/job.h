@@ -11,20 +11,12 @@
  */
 typedef struct spool__job spool__job_t;
 struct spool__job {
-    /* NULL for a join's b (join.c): the one job that programs build in
-     * their own code (spool_inline.h), where a zero costs a store and a
-     * function's address a load more. */
     void (*execute)(spool__job_t *job);
 };
 
-void spool__join_execute(spool__job_t *job);
-
 static inline void spool__job_execute(spool__job_t *job)
 {
-    if (job->execute == NULL)
-        spool__join_execute(job);
-    else
-        job->execute(job);
+    job->execute(job);
 }
 
 /*

@@ -33,8 +33,8 @@ _Static_assert(offsetof(join_job_t, arg) == offsetof(struct spool__join_frame_v1
 _Static_assert(offsetof(join_job_t, latch) == offsetof(struct spool__join_frame_v1, latch) &&
                    sizeof(spool__core_latch_t) == sizeof(int) && SPOOL__LATCH_UNSET == 0,
                "join frame v1: latch");
-/* b run by a thief (spool__job_execute: a join's b has no execute). */
-void spool__join_execute(spool__job_t *job)
+/* b run by a thief; exported, as spool_join_inline's b names it too. */
+void spool__join_execute_v1(spool__job_t *job)
 {
     join_job_t *j = (join_job_t *)job;
     /* Read before fn, whose own steals overwrite it.  Stale when the owner
@@ -49,7 +49,7 @@ void spool__join_execute(spool__job_t *job)
 
 bool spool__join_describe(const spool__job_t *job, spool__job_info_t *info)
 {
-    if (job->execute != NULL)
+    if (job->execute != spool__join_execute_v1)
         return false;
     const join_job_t *j = (const join_job_t *)job;
     spool__trace_describe_call(j->fn, j->arg, info);
@@ -104,7 +104,7 @@ static JOIN_INLINE void join_on_worker(spool__worker_t *w, spool_fn a, void *arg
                                        void *arg_b)
 {
     join_job_t job_b;
-    job_b.base.execute = NULL; /* a join's b: spool__job_execute */
+    job_b.base.execute = spool__join_execute_v1;
     job_b.fn = b;
     job_b.arg = arg_b;
     spool__core_latch_init(&job_b.latch);
