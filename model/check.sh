@@ -6,6 +6,9 @@
 #  - the same with a broadcast (-DBROADCAST);
 #  - the same with worker 0 holding a private job of the split deque
 #    (-DSPLIT), published on demand;
+#  - a fresh worker counted idle twice (-DFRESH_COUNTED_TWICE): a poster
+#    then takes a sleeping pool for one with an idle searcher and wakes
+#    no one: spin must find the lost wake-up;
 #  - with each deliberate bug (-DNO_FINAL_CHECK, -DNO_JEC_BUMP, and
 #    -DNO_BCAST_FINAL_CHECK with a broadcast): spin must find the lost
 #    wake-up, else the model is too weak to trust.
@@ -49,6 +52,7 @@ must_fail() { # $1: flags of a deliberate bug
 }
 
 as_built "as built" ""
+must_fail -DFRESH_COUNTED_TWICE
 must_fail -DNO_FINAL_CHECK
 must_fail -DNO_JEC_BUMP
 # Broadcasts: one injected job and a broadcast to every worker.

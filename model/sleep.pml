@@ -37,7 +37,15 @@
  * publishes P with the post-work protocol, and waits until P has run
  * elsewhere: a thief that raised demand and fell asleep must be woken.
  *
+ * Fresh workers: a pool starts with every worker counted idle (inactive),
+ * and a worker's first search does not count it again (sleep.md); here
+ * worker 0 starts active (it found its job), workers 1.. fresh, so a poster
+ * may find an idle worker that has not searched yet and wake no one.
+ *
  * Deliberate bugs, for showing that the model can fail:
+ *   -DFRESH_COUNTED_TWICE   a fresh worker's first search counts it again
+ *                           (a poster then sees an idle searcher that is
+ *                           not there, and wakes no one)
  *   -DNO_PUBLISH_POST       (SPLIT) publication skips the post-work protocol
  *   -DNO_DEMAND             (SPLIT) a failed steal does not raise demand
  *   -DNO_FINAL_CHECK        the sleeper skips the final injector check
@@ -157,8 +165,17 @@ proctype worker(byte me) {
     :: else
     fi;
 
-    /* wait_until(terminate latch) */
-    atomic { inactive++ };
+    /* wait_until(terminate latch).  Workers 1.. are fresh: counted idle
+     * since the pool's start (init), their first search does not count
+     * them again; worker 0 found work (its job) and is active. */
+    if
+    :: me == 0 -> atomic { inactive++; assert(inactive <= W) }
+#ifdef FRESH_COUNTED_TWICE
+    :: me != 0 -> atomic { inactive++; assert(inactive <= W) }
+#else
+    :: me != 0 -> skip
+#endif
+    fi;
     rounds = 0;
 search:
     if
@@ -197,7 +214,7 @@ search:
             :: job == 4 -> p_done = true
             fi
         };
-        atomic { inactive++ };
+        atomic { inactive++; assert(inactive <= W) };
         rounds = 0;
         goto search
     :: else
@@ -326,6 +343,7 @@ proctype outside() {
 init {
     byte i;
     atomic {
+        inactive = W - 1; /* spool__sleep_init: every worker idle; worker 0 found work */
         i = 0;
         do
         :: i < W -> run worker(i); i++

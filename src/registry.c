@@ -125,14 +125,16 @@ spool__job_t *spool__worker_find_work(spool__worker_t *w, unsigned *from)
 }
 
 /* Searches until a job turns up (returned, *from says where from) or latch
- * is set (NULL).  ring, if not NULL, records the search and any sleep. */
+ * is set (NULL).  ring, if not NULL, records the search and any sleep.
+ * counted: the worker is counted idle already (its first search). */
 static spool__job_t *search(spool__worker_t *w, spool__core_latch_t *latch,
-                            spool__trace_ring_t *ring, size_t capacity, unsigned *from)
+                            spool__trace_ring_t *ring, size_t capacity, unsigned *from,
+                            bool counted)
 {
     spool__sleep_t *sleep = &w->registry->sleep;
     uint64_t t0 = ring != NULL ? spool__trace_now() : 0;
     spool__idle_state_t idle;
-    spool__sleep_start_looking(sleep, w->index, &idle);
+    spool__sleep_start_looking(sleep, w->index, &idle, counted);
     idle.ring = ring;
     idle.ring_capacity = capacity;
     spool__job_t *job;
@@ -206,7 +208,7 @@ static bool wait_traced(spool__worker_t *w, spool__core_latch_t *latch, spool__t
         unsigned from;
         spool__job_t *job = find_work(w, &from);
         if (job == NULL) {
-            job = search(w, latch, ring, t->capacity, &from);
+            job = search(w, latch, ring, t->capacity, &from, false);
             if (job == NULL)
                 return true;
         }
@@ -230,7 +232,7 @@ static bool wait_plain(spool__worker_t *w, spool__core_latch_t *latch)
         unsigned unused, from;
         spool__job_t *job = find_work(w, &unused);
         if (job == NULL) {
-            job = search(w, latch, NULL, 0, &from);
+            job = search(w, latch, NULL, 0, &from, false);
             if (job == NULL)
                 return true;
 #if SPOOL__TRACE_ENABLED
@@ -349,9 +351,13 @@ static void *worker_main(void *arg)
 #endif
     if (reg->start_handler != NULL)
         reg->start_handler(reg->handler_ctx, w->index);
-    /* Idle until here (sleep.md): active only for the moment before the
-     * wait loop's first search counts it idle again. */
-    spool__sleep_thread_started(&reg->sleep);
+    /* Counted idle since the pool's start (sleep.md): search first, so that
+     * no moment between the handler and the search counts the worker busy
+     * (a job's holder that looked then kept its other jobs private). */
+    unsigned from;
+    spool__job_t *job = search(w, &w->terminate, NULL, 0, &from, true);
+    if (job != NULL)
+        spool__worker_run(w, job, from);
     spool__worker_wait_until(w, &w->terminate);
     spool__tls_worker = NULL; /* the exit handler runs outside the pool */
     spool__tls_fork_v1 = &fork_outside_pool;

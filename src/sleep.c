@@ -72,12 +72,6 @@ static void wake_any_threads(spool__sleep_t *s, unsigned num_to_wake)
             num_to_wake--;
 }
 
-void spool__sleep_thread_started(spool__sleep_t *s)
-{
-    /* Seq-cst: see spool__sleep_start_looking. */
-    atomic_fetch_sub_explicit(&s->counters, SPOOL__ONE_INACTIVE, memory_order_seq_cst);
-}
-
 void spool__sleep_work_found(spool__sleep_t *s)
 {
     /* Seq-cst: see spool__sleep_start_looking. */

@@ -79,23 +79,22 @@ typedef struct spool__idle_state {
 int spool__sleep_init(spool__sleep_t *s, unsigned num_workers);
 void spool__sleep_destroy(spool__sleep_t *s);
 
-/* The worker starts searching: it becomes inactive. */
+/* The worker starts searching: it becomes inactive.  counted: it is
+ * already, as a worker's first search is (spool__sleep_init counts every
+ * worker idle until then). */
 static inline void spool__sleep_start_looking(spool__sleep_t *s, unsigned worker_index,
-                                              spool__idle_state_t *idle)
+                                              spool__idle_state_t *idle, bool counted)
 {
     /* Seq-cst: the counters are only ever changed with seq-cst RMWs so that
      * they form one total order with the sleep and injection fences. */
-    atomic_fetch_add_explicit(&s->counters, SPOOL__ONE_INACTIVE, memory_order_seq_cst);
+    if (!counted)
+        atomic_fetch_add_explicit(&s->counters, SPOOL__ONE_INACTIVE, memory_order_seq_cst);
     idle->worker_index = worker_index;
     idle->rounds = 0;
     idle->jobs_counter = SPOOL__JEC_DUMMY;
     idle->ring = NULL;
 }
 
-/* A worker's thread has started and run the start handler: it was counted
- * idle until now (spool__sleep_init counts every worker idle), and is
- * active until it searches, right after. */
-void spool__sleep_thread_started(spool__sleep_t *s);
 /* The worker found work (or its latch): it becomes active again. */
 void spool__sleep_work_found(spool__sleep_t *s);
 

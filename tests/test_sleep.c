@@ -54,8 +54,8 @@ static void test_bursts_after_sleep(void **state)
 /* The inactive count (sleep.md, "The counters"): a worker whose thread has
  * not run yet counts as idle, so that a pool's first jobs spread (a job's
  * holder that finds no one idle keeps its other jobs private, deque.md
- * rule 3), and so does one running the start handler; after the handler
- * it is active until it searches, right after.  And a
+ * rule 3), and so does one running the start handler, until its first
+ * search finds work (that search does not count it again).  And a
  * pool whose work has stopped has every worker inactive again. */
 static void test_unstarted_workers_count_as_idle(void **state)
 {
@@ -65,9 +65,12 @@ static void test_unstarted_workers_count_as_idle(void **state)
     uint64_t c = atomic_load(&s.counters);
     assert_int_equal(spool__counters_inactive(c), 3);
     assert_int_equal(spool__counters_sleeping(c), 0);
-    spool__sleep_thread_started(&s);
     spool__idle_state_t idle;
-    spool__sleep_start_looking(&s, 0, &idle);
+    spool__sleep_start_looking(&s, 0, &idle, true); /* a worker's first search */
+    assert_int_equal(spool__counters_inactive(atomic_load(&s.counters)), 3);
+    spool__sleep_work_found(&s);
+    assert_int_equal(spool__counters_inactive(atomic_load(&s.counters)), 2);
+    spool__sleep_start_looking(&s, 0, &idle, false); /* a later one */
     assert_int_equal(spool__counters_inactive(atomic_load(&s.counters)), 3);
     spool__sleep_work_found(&s);
     assert_int_equal(spool__counters_inactive(atomic_load(&s.counters)), 2);
