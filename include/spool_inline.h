@@ -104,6 +104,33 @@ spool__fork_pop_v1(struct spool__fork_owner_v1 *owner)
     return __atomic_load_n(&owner->slots[bottom & owner->mask], __ATOMIC_RELAXED);
 }
 
+/* The join's common path, spool_join's and spool_join_inline's: b's job
+ * built in frame and pushed, a run, b popped back.  Returns 1 if b is back
+ * (the caller runs it), 0 if the library finished the join. */
+static inline __attribute__((always_inline)) int
+spool__join_fork_v1(struct spool__fork_owner_v1 *owner, struct spool__join_frame_v1 *frame,
+                    spool_fn a, void *arg_a, spool_fn b, void *arg_b)
+{
+    /* Atomic (relaxed) only so that gcc stores it alone: it packed the two
+     * words into an SSE register, which took more instructions. */
+    __atomic_store_n(&frame->execute, &spool__join_execute_v1, __ATOMIC_RELAXED);
+    frame->fn = b;
+    frame->arg = arg_b;
+    frame->latch = 0;
+    if (__builtin_expect(!spool__fork_push_v1(owner, (struct spool__job *)(void *)frame), 0)) {
+        spool__join_slow_v1(frame, a, arg_a);
+        return 0;
+    }
+    a(arg_a);
+    /* The pop reads slots and mask after a, which may have grown the buffer;
+     * b back at the top is the common case (else: stolen, or a left jobs). */
+    struct spool__job *popped = spool__fork_pop_v1(owner);
+    if (__builtin_expect(popped == (struct spool__job *)(void *)frame, 1))
+        return 1;
+    spool__join_finish_v1(frame, popped);
+    return 0;
+}
+
 /*
  * spool_join_inline: spool_join (spool.h), with its common path inlined.
  * Threads: any (outside a pool it calls spool_join).
@@ -117,27 +144,9 @@ static inline __attribute__((always_inline)) void spool_join_inline(spool_fn a, 
         spool_join(a, arg_a, b, arg_b);
         return;
     }
-    struct spool__fork_owner_v1 *owner = spool__tls_fork_v1;
     struct spool__join_frame_v1 frame;
-    /* Atomic (relaxed) only so that gcc stores it alone: it packed the two
-     * words into an SSE register, which took more instructions. */
-    __atomic_store_n(&frame.execute, &spool__join_execute_v1, __ATOMIC_RELAXED);
-    frame.fn = b;
-    frame.arg = arg_b;
-    frame.latch = 0;
-    if (__builtin_expect(!spool__fork_push_v1(owner, (struct spool__job *)(void *)&frame), 0)) {
-        spool__join_slow_v1(&frame, a, arg_a);
-        return;
-    }
-    a(arg_a);
-    /* The pop reads slots and mask after a, which may have grown the buffer;
-     * b back at the top is the common case (else: stolen, or a left jobs). */
-    struct spool__job *popped = spool__fork_pop_v1(owner);
-    if (__builtin_expect(popped == (struct spool__job *)(void *)&frame, 1)) {
+    if (spool__join_fork_v1(spool__tls_fork_v1, &frame, a, arg_a, b, arg_b))
         b(frame.arg); /* b, not frame.fn: a constant b is called directly */
-        return;
-    }
-    spool__join_finish_v1(&frame, popped);
 }
 
 #else /* not gcc or clang: the library's join */

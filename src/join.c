@@ -96,33 +96,17 @@ static JOIN_COLD void join_slow(spool__worker_t *w, join_job_t *job_b, spool_fn 
 }
 
 /* The whole fast path is here, in the caller's frame: push b, run a, pop b,
- * run b.  Anything else leaves through a cold function that finishes the
- * join, so nothing is live across a call but a() itself: b and its argument
- * are reloaded from the job and the worker from its thread-local, and the
- * function saves few callee-saved registers (it saved six). */
+ * run b, as spool_join_inline does it (spool__join_fork_v1).  Anything else
+ * leaves through a cold function that finishes the join. */
 static JOIN_INLINE void join_on_worker(spool__worker_t *w, spool_fn a, void *arg_a, spool_fn b,
                                        void *arg_b)
 {
-    join_job_t job_b;
-    job_b.base.execute = spool__join_execute_v1;
-    job_b.fn = b;
-    job_b.arg = arg_b;
-    spool__core_latch_init(&job_b.latch);
-    if (SPOOL__UNLIKELY(!spool__deque_push_private(&w->deque, &job_b.base))) {
-        join_slow(w, &job_b, a, arg_a);
-        return;
+    struct spool__join_frame_v1 frame;
+    if (SPOOL__LIKELY(
+            spool__join_fork_v1(spool__deque_owner(&w->deque), &frame, a, arg_a, b, arg_b))) {
+        SPOOL__STAT_INC(spool__current_worker()->stats.jobs_executed);
+        frame.fn(frame.arg);
     }
-    a(arg_a);
-    /* The latch cannot be set while b is still in our deque, so pop first:
-     * getting b back is the common case. */
-    w = spool__current_worker();
-    spool__job_t *job = spool__deque_pop_private(&w->deque);
-    if (SPOOL__LIKELY(job == &job_b.base)) {
-        SPOOL__STAT_INC(w->stats.jobs_executed);
-        job_b.fn(job_b.arg);
-        return;
-    }
-    join_finish(w, &job_b, job);
 }
 
 typedef struct join_args {
