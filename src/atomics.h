@@ -9,10 +9,12 @@
 
 #if defined(__GNUC__)
 #define SPOOL__NOINLINE __attribute__((noinline))
+#define SPOOL__ALWAYS_INLINE inline __attribute__((always_inline))
 #define SPOOL__LIKELY(x) __builtin_expect(!!(x), 1)
 #define SPOOL__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
 #define SPOOL__NOINLINE
+#define SPOOL__ALWAYS_INLINE inline
 #define SPOOL__LIKELY(x) (x)
 #define SPOOL__UNLIKELY(x) (x)
 #endif

@@ -6,8 +6,12 @@
 #include "registry.h"
 #include "scope.h"
 
-static void scope_init(spool_scope_t *s, spool_pool_t *reg, spool__worker_t *owner, bool fifo,
-                       bool in_place)
+/* Scope entry and end are inlined into each public entry point with its
+ * kinds constant (FIFO or LIFO, in place or not, on a worker or not), so
+ * that a LIFO scope on a worker, the one a recursive program opens per
+ * call, tests none of the other kinds' cases. */
+static SPOOL__ALWAYS_INLINE void scope_init(spool_scope_t *s, spool_pool_t *reg,
+                                            spool__worker_t *owner, bool fifo, bool in_place)
 {
     if (spool__count_latch_init(&s->latch, owner, false) != 0)
         spool__abort("cannot initialise a scope's latch");
@@ -30,10 +34,15 @@ static void scope_init(spool_scope_t *s, spool_pool_t *reg, spool__worker_t *own
 
 /* Runs the owner's local spawns still private (popping its newest jobs,
  * whatever they are, as its wait loop would), then drops the body's count,
- * waits for every counted job, frees the FIFOs. */
-static void scope_complete(spool_scope_t *s, spool__worker_t *owner)
+ * waits for every counted job, frees the FIFOs.  The arguments are
+ * scope_init's: they say, as constants where inlined, which of the steps
+ * below can apply (local_open, fifos and the latch's kind are set from them
+ * at init, and only this function changes them). */
+static SPOOL__ALWAYS_INLINE void scope_complete(spool_scope_t *s, spool_pool_t *reg,
+                                                spool__worker_t *owner, bool fifo,
+                                                bool in_place)
 {
-    if (s->local_open != SPOOL__LOCAL_CLOSED) {
+    if (!in_place && reg != NULL && s->local_open != SPOOL__LOCAL_CLOSED) {
         /* Every local spawn still private lies above the deque's state when
          * the scope began, so popping reaches each before anything older. */
         while (s->local > 0) {
@@ -46,24 +55,26 @@ static void scope_complete(spool_scope_t *s, spool__worker_t *owner)
         s->local_open = SPOOL__LOCAL_CLOSED; /* later spawns, from jobs run below, count */
     }
     spool__count_latch_wait(&s->latch, owner);
-    if (s->fifos != NULL) {
+    if (fifo && s->fifos != NULL) {
         /* Every job has run, so every ticket has been spent and freed. */
-        for (unsigned i = 0; i < s->registry->num_threads; i++) {
+        for (unsigned i = 0; i < reg->num_threads; i++) {
             if (s->fifos[i] != NULL)
                 spool__job_fifo_delete(s->fifos[i]);
         }
         free(s->fifos);
     }
-    spool__count_latch_destroy(&s->latch);
+    if (owner == NULL) /* the latch is a lock latch (spool__count_latch_init) */
+        spool__count_latch_destroy(&s->latch);
 }
 
-static void run_scope(spool__worker_t *w, spool_pool_t *reg, spool_scope_fn body, void *arg,
-                      bool fifo, bool in_place)
+static SPOOL__ALWAYS_INLINE void run_scope(spool__worker_t *w, spool_pool_t *reg,
+                                           spool_scope_fn body, void *arg, bool fifo,
+                                           bool in_place)
 {
     spool_scope_t s;
     scope_init(&s, reg, w, fifo, in_place);
     body(&s, arg);
-    scope_complete(&s, w);
+    scope_complete(&s, reg, w, fifo, in_place);
 }
 
 typedef struct scope_call {
@@ -76,24 +87,34 @@ static void scope_in_worker(void *arg)
 {
     scope_call_t *c = arg;
     spool__worker_t *w = spool__current_worker();
-    run_scope(w, w->registry, c->body, c->arg, c->fifo, false);
+    if (c->fifo)
+        run_scope(w, w->registry, c->body, c->arg, true, false);
+    else
+        run_scope(w, w->registry, c->body, c->arg, false, false);
 }
 
-static void scope_on_worker(spool_scope_fn body, void *arg, bool fifo)
+/* A scope opened outside any pool: on a worker of the global pool, or, if
+ * none can be started, all on this thread. */
+static SPOOL__NOINLINE void scope_outside_pool(spool_scope_fn body, void *arg, bool fifo)
 {
-    spool__worker_t *w = spool__current_worker();
-    if (w != NULL) {
-        run_scope(w, w->registry, body, arg, fifo, false);
-        return;
-    }
     spool_pool_t *global = spool__global_registry();
     scope_call_t call = {.body = body, .arg = arg, .fifo = fifo};
     if (global != NULL && spool__registry_in_worker(global, scope_in_worker, &call) == 0)
         return;
-    run_scope(NULL, NULL, body, arg, fifo, false); /* no pool: all on this thread */
+    run_scope(NULL, NULL, body, arg, fifo, false);
 }
 
-static void scope_in_place(spool_scope_fn body, void *arg, bool fifo)
+static SPOOL__ALWAYS_INLINE void scope_on_worker(spool_scope_fn body, void *arg, bool fifo)
+{
+    spool__worker_t *w = spool__current_worker();
+    if (SPOOL__LIKELY(w != NULL)) {
+        run_scope(w, w->registry, body, arg, fifo, false);
+        return;
+    }
+    scope_outside_pool(body, arg, fifo);
+}
+
+static SPOOL__ALWAYS_INLINE void scope_in_place(spool_scope_fn body, void *arg, bool fifo)
 {
     spool__worker_t *w = spool__current_worker();
     run_scope(w, w != NULL ? w->registry : spool__global_registry(), body, arg, fifo, true);
@@ -331,8 +352,9 @@ static SPOOL__NOINLINE int local_block_from_malloc(spool_scope_t *scope, spool__
     return b != NULL ? local_block_push(scope, w, b, fn, arg) : ENOMEM;
 }
 
-static SPOOL__NOINLINE int spawn_local_block(spool_scope_t *scope, spool__worker_t *w,
-                                             spool_scope_fn fn, void *arg)
+/* A new local block, the open one from then. */
+static SPOOL__ALWAYS_INLINE int new_local_block(spool_scope_t *scope, spool__worker_t *w,
+                                                spool_scope_fn fn, void *arg)
 {
     spool__spawn_block_t *b = w->spare_blocks;
     if (SPOOL__UNLIKELY(b == NULL))
@@ -343,25 +365,42 @@ static SPOOL__NOINLINE int spawn_local_block(spool_scope_t *scope, spool__worker
     return local_block_push(scope, w, b, fn, arg);
 }
 
+/* Out of line, so that spawn_local_block saves no register. */
+static SPOOL__NOINLINE int publish_then_new_block(spool_scope_t *scope, spool__worker_t *w,
+                                                  spool_scope_fn fn, void *arg)
+{
+    spool__worker_publish(w);
+    return new_local_block(scope, w, fn, arg);
+}
+
+/* spawn_local's slow path: a new local block.  A thief's demand is served
+ * first, as a push would (the publication closes the open block, if it was
+ * still the newest job). */
+static SPOOL__NOINLINE int spawn_local_block(spool_scope_t *scope, spool__worker_t *w,
+                                             spool_scope_fn fn, void *arg)
+{
+    if (SPOOL__UNLIKELY(spool__deque_demanded(&w->deque)))
+        return publish_then_new_block(scope, w, fn, arg);
+    return new_local_block(scope, w, fn, arg);
+}
+
 /* A spawn by the scope's own worker w while the scope takes local spawns:
  * an entry in the open block if that is still w's newest job, not full, and
- * no thief asked for work (then publish first, as a push would: that
- * closes the block), else a new local block. */
+ * no thief asked for work; else a new local block.  The common case calls
+ * nothing, so that spool_scope_spawn saves no register. */
 static inline int spawn_local(spool_scope_t *scope, spool__worker_t *w, spool_scope_fn fn,
                               void *arg)
 {
     spool__deque_t *d = &w->deque;
     spool__spawn_block_t *b = scope->open_block;
     if (b != NULL && b->count < SPOOL__SPAWN_BLOCK_CAP &&
-        atomic_load_explicit(&d->bottom, memory_order_relaxed) == scope->open_index + 1) {
-        if (SPOOL__LIKELY(!spool__deque_demanded(d))) {
-            b->entries[b->count].fn = fn;
-            b->entries[b->count].arg = arg;
-            b->count++;
-            scope->local++;
-            return 0;
-        }
-        spool__worker_publish(w);
+        atomic_load_explicit(&d->bottom, memory_order_relaxed) == scope->open_index + 1 &&
+        SPOOL__LIKELY(!spool__deque_demanded(d))) {
+        b->entries[b->count].fn = fn;
+        b->entries[b->count].arg = arg;
+        b->count++;
+        scope->local++;
+        return 0;
     }
     return spawn_local_block(scope, w, fn, arg);
 }
