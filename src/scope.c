@@ -32,6 +32,10 @@ static SPOOL__ALWAYS_INLINE void scope_init(spool_scope_t *s, spool_pool_t *reg,
                                             : SPOOL__LOCAL_BLOCKS;
 }
 
+/* Spawn blocks, below. */
+static SPOOL__ALWAYS_INLINE bool run_newest_entry_in_place(spool_scope_t *s,
+                                                           spool__worker_t *owner);
+
 /* Runs the owner's local spawns still private (popping its newest jobs,
  * whatever they are, as its wait loop would), then drops the body's count,
  * waits for every counted job, frees the FIFOs.  The arguments are
@@ -46,6 +50,8 @@ static SPOOL__ALWAYS_INLINE void scope_complete(spool_scope_t *s, spool_pool_t *
         /* Every local spawn still private lies above the deque's state when
          * the scope began, so popping reaches each before anything older. */
         while (s->local > 0) {
+            if (!fifo && run_newest_entry_in_place(s, owner))
+                continue;
             spool__job_t *job = spool__worker_pop(owner);
             if (SPOOL__UNLIKELY(job == NULL))
                 spool__abort("internal error: a scope's local spawn is missing");
@@ -290,6 +296,44 @@ void spool__scope_local_execute(spool__job_t *base)
         return;
     }
     fn(scope, arg);
+}
+
+/* scope_complete's common step, spool__worker_pop and
+ * spool__scope_local_execute in one when the owner's newest job is a
+ * private local block of s: takes the newest entry and runs it, the block
+ * left where it lies while entries remain (the push back at the same index
+ * without the pop and the push), else popped and freed.  The fast pop's and
+ * push's tests (spool_inline.h) first: a public block, a thief's demand or
+ * an alert for the push goes the slow way.  False, with nothing done, for
+ * any of those and for any other job (the caller pops), and while the
+ * timeline records (every entry is a job there). */
+static SPOOL__ALWAYS_INLINE bool run_newest_entry_in_place(spool_scope_t *s,
+                                                           spool__worker_t *owner)
+{
+    struct spool__fork_owner_v1 *o = spool__deque_owner(&owner->deque);
+    int64_t newest = __atomic_load_n(&o->bottom, __ATOMIC_RELAXED) - 1;
+    if (SPOOL__UNLIKELY(newest < __atomic_load_n(&o->floor, __ATOMIC_RELAXED) ||
+                        newest >= __atomic_load_n(&o->limit, __ATOMIC_RELAXED)))
+        return false;
+    spool__spawn_block_t *b =
+        (spool__spawn_block_t *)__atomic_load_n(&o->slots[newest & o->mask], __ATOMIC_RELAXED);
+    if (b->base.execute != spool__scope_local_execute || b->scope != s ||
+        spool__worker_hand_on_each(owner))
+        return false;
+    uint32_t n = --b->count;
+    spool_scope_fn fn = b->entries[n].fn;
+    void *arg = b->entries[n].arg;
+    s->local--;
+    if (n == 0) {
+        __atomic_store_n(&o->bottom, newest, __ATOMIC_RELAXED); /* popped */
+        if (s->open_block == b)
+            s->open_block = NULL;
+        block_free(owner, b); /* before fn: its spawns can reuse it */
+    }
+    SPOOL__STAT_INC(owner->stats.jobs_executed);
+    spool__worker_share_if_idle(owner); /* rule 3, as the pop and the push back */
+    fn(s, arg);
+    return true;
 }
 
 /* n local spawns (a block's entries, a FIFO ticket's references) made

@@ -616,7 +616,9 @@ static void test_credits_across_scopes(void **state)
  * one: 200 spawns (several full blocks), a join and a nested scope between
  * some of them (jobs above the open block, gone again before the next
  * spawn), and every fifth entry spawning a child into the same scope while
- * its block is popped.  LIFO: the newest spawn first, each child right
+ * it runs (the scope's end runs its entries with the block left on the
+ * deque, so the child joins that block, or a new one after the last entry,
+ * and runs next).  LIFO: the newest spawn first, each child right
  * after its parent. */
 enum { BLOCK_SPAWNS = 200 };
 typedef struct block_order {
