@@ -10,11 +10,14 @@
 #if defined(__GNUC__)
 #define SPOOL__NOINLINE __attribute__((noinline))
 #define SPOOL__ALWAYS_INLINE inline __attribute__((always_inline))
+/* Tells the optimiser that x holds; nothing checks it. */
+#define SPOOL__ASSUME(x) (!(x) ? __builtin_unreachable() : (void)0)
 #define SPOOL__LIKELY(x) __builtin_expect(!!(x), 1)
 #define SPOOL__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
 #define SPOOL__NOINLINE
 #define SPOOL__ALWAYS_INLINE inline
+#define SPOOL__ASSUME(x) ((void)0)
 #define SPOOL__LIKELY(x) (x)
 #define SPOOL__UNLIKELY(x) (x)
 #endif

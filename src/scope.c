@@ -49,8 +49,11 @@ static SPOOL__ALWAYS_INLINE void scope_complete(spool_scope_t *s, spool_pool_t *
     if (!in_place && reg != NULL && s->local_open != SPOOL__LOCAL_CLOSED) {
         /* Every local spawn still private lies above the deque's state when
          * the scope began, so popping reaches each before anything older. */
+        /* Looked at once per scope: a timeline that starts meanwhile sees
+         * the rest of these entries inside the job that runs the scope. */
+        bool in_place_ok = !fifo && !spool__worker_hand_on_each(owner);
         while (s->local > 0) {
-            if (!fifo && run_newest_entry_in_place(s, owner))
+            if (in_place_ok && run_newest_entry_in_place(s, owner))
                 continue;
             spool__job_t *job = spool__worker_pop(owner);
             if (SPOOL__UNLIKELY(job == NULL))
@@ -114,7 +117,9 @@ static SPOOL__ALWAYS_INLINE void scope_on_worker(spool_scope_fn body, void *arg,
 {
     spool__worker_t *w = spool__current_worker();
     if (SPOOL__LIKELY(w != NULL)) {
-        run_scope(w, w->registry, body, arg, fifo, false);
+        spool_pool_t *reg = w->registry;
+        SPOOL__ASSUME(reg != NULL); /* a worker's pool: folds run_scope's tests away */
+        run_scope(w, reg, body, arg, fifo, false);
         return;
     }
     scope_outside_pool(body, arg, fifo);
@@ -305,8 +310,8 @@ void spool__scope_local_execute(spool__job_t *base)
  * without the pop and the push), else popped and freed.  The fast pop's and
  * push's tests (spool_inline.h) first: a public block, a thief's demand or
  * an alert for the push goes the slow way.  False, with nothing done, for
- * any of those and for any other job (the caller pops), and while the
- * timeline records (every entry is a job there). */
+ * any of those and for any other job (the caller pops).  Not used while
+ * the timeline records (every entry is a job there). */
 static SPOOL__ALWAYS_INLINE bool run_newest_entry_in_place(spool_scope_t *s,
                                                            spool__worker_t *owner)
 {
@@ -317,8 +322,7 @@ static SPOOL__ALWAYS_INLINE bool run_newest_entry_in_place(spool_scope_t *s,
         return false;
     spool__spawn_block_t *b =
         (spool__spawn_block_t *)__atomic_load_n(&o->slots[newest & o->mask], __ATOMIC_RELAXED);
-    if (b->base.execute != spool__scope_local_execute || b->scope != s ||
-        spool__worker_hand_on_each(owner))
+    if (b->base.execute != spool__scope_local_execute || b->scope != s)
         return false;
     uint32_t n = --b->count;
     spool_scope_fn fn = b->entries[n].fn;
@@ -571,9 +575,11 @@ int spool_scope_spawn(spool_scope_t *scope, spool_scope_fn fn, void *arg)
     if (scope == NULL || fn == NULL)
         return EINVAL;
     spool__worker_t *w = spool__current_worker();
-    /* Only the scope's worker reads local_open: w == local_worker first (a
-     * scope with a local worker has a pool). */
-    if (w != NULL && w == scope->local_worker) {
+    /* Only the scope's worker reads local_open while it can change: w ==
+     * local_worker first.  A scope with no local worker (NULL, as w is
+     * outside any pool) keeps it SPOOL__LOCAL_CLOSED from its init on, so
+     * w needs no test of its own; a scope with one has a pool. */
+    if (w == scope->local_worker) {
         if (scope->local_open == SPOOL__LOCAL_BLOCKS)
             return spawn_local(scope, w, fn, arg);
         if (scope->local_open == SPOOL__LOCAL_FIFO)
