@@ -64,6 +64,10 @@ typedef struct spool__job_pool {
     spool__heap_job_t *free; /* guarded by lock */
     size_t free_count;
     spool__job_slab_t *slabs;
+    /* Spare spawn blocks that workers spilled (scope.c), for any worker to
+     * take back; guarded by lock. */
+    struct spool__spawn_block *spare_blocks;
+    unsigned spare_block_count;
 } spool__job_pool_t;
 
 /* A worker's part. */

@@ -423,6 +423,7 @@ static void registry_free(spool_pool_t *reg, unsigned num_workers)
     }
     free(reg->workers);
     pthread_mutex_destroy(&reg->broadcast_lock);
+    spool__scope_free_pool_blocks(reg);
     spool__job_pool_destroy(&reg->job_pool);
     spool__injector_destroy(&reg->injector);
     spool__sleep_destroy(&reg->sleep);

@@ -149,6 +149,8 @@ void spool__scope_local_execute(spool__job_t *job);
 void spool__scope_counted_execute(spool__job_t *job);
 size_t spool__scope_block_published(spool__job_t *job);
 void spool__scope_free_spare_blocks(spool__worker_t *w);
+/* scope.c: frees the spare spawn blocks that workers spilled to the pool. */
+void spool__scope_free_pool_blocks(spool_pool_t *reg);
 
 /* Is another worker of w's pool idle (searching or asleep)?  A relaxed look
  * at the sleep counters, a hint for publishing early (deque.md, rule 3):

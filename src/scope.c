@@ -173,33 +173,112 @@ static void scope_job_execute(spool__job_t *base)
 
 /* ---- spawn blocks (scope.h; deque.md, "Spawn blocks") ------------------ */
 
-/* A worker keeps this many spare blocks (16 KiB); more go back to malloc.
- * spawn_local_block takes them. */
-#define SPARE_BLOCKS 16u
+#define SPARE_BLOCKS SPOOL__SPARE_BLOCKS
 
-/* Gives b, no job any more, to w's spares (poisoned but for the link, as a
- * free heap job is: job_cache.h) or back to malloc. */
-static void block_free(spool__worker_t *w, spool__spawn_block_t *b)
+/* Links b to the front of the list at *head, poisoned but for the link (as
+ * a free heap job is: job_cache.h). */
+static void block_link(spool__spawn_block_t **head, spool__spawn_block_t *b)
 {
-    if (w->spare_block_count >= SPARE_BLOCKS) {
+    b->next_spare = *head;
+    SPOOL__POISON((char *)b + sizeof b->next_spare, sizeof *b - sizeof b->next_spare);
+    *head = b;
+}
+
+static void free_block_list(spool__spawn_block_t *b)
+{
+    while (b != NULL) {
+        spool__spawn_block_t *next = b->next_spare; /* before the unpoisoning, which undefines it */
+        SPOOL__UNPOISON(b, sizeof *b);
         free(b);
+        b = next;
+    }
+}
+
+/* block_free with w's spares full (SPARE_BLOCKS): they go to the pool's
+ * list and b becomes w's one spare; if that list is full, b and the older
+ * half of w's spares go back to malloc instead, so that the next frees do
+ * not come here at once again. */
+static SPOOL__NOINLINE void block_spill(spool__worker_t *w, spool__spawn_block_t *b)
+{
+    spool_pool_t *reg = w->registry;
+    spool__job_pool_t *p = &reg->job_pool;
+    spool__spawn_block_t *middle = NULL, *last = w->spare_blocks;
+    for (unsigned i = 1; i < SPARE_BLOCKS; i++) {
+        if (i == SPARE_BLOCKS / 2)
+            middle = last;
+        last = last->next_spare;
+    }
+    bool spilled = false;
+    pthread_mutex_lock(&p->lock);
+    if (p->spare_block_count + SPARE_BLOCKS <= SPARE_BLOCKS * reg->num_threads) {
+        last->next_spare = p->spare_blocks;
+        p->spare_blocks = w->spare_blocks;
+        p->spare_block_count += SPARE_BLOCKS;
+        spilled = true;
+    }
+    pthread_mutex_unlock(&p->lock);
+    if (spilled) {
+        w->spare_blocks = NULL;
+        w->spare_block_count = 1;
+        block_link(&w->spare_blocks, b);
         return;
     }
-    b->next_spare = w->spare_blocks;
-    SPOOL__POISON((char *)b + sizeof b->next_spare, sizeof *b - sizeof b->next_spare);
-    w->spare_blocks = b;
+    free(b);
+    spool__spawn_block_t *older = middle->next_spare;
+    middle->next_spare = NULL;
+    w->spare_block_count = SPARE_BLOCKS / 2;
+    free_block_list(older);
+}
+
+/* Gives b, no job any more, to w's spares. */
+static void block_free(spool__worker_t *w, spool__spawn_block_t *b)
+{
+    if (SPOOL__UNLIKELY(w->spare_block_count >= SPARE_BLOCKS)) {
+        block_spill(w, b);
+        return;
+    }
+    block_link(&w->spare_blocks, b);
     w->spare_block_count++;
+}
+
+/* A block for w, which has no spare: up to SPARE_BLOCKS from the pool's
+ * list (one returned, the rest w's spares), else a new one.  NULL if out of
+ * memory. */
+static spool__spawn_block_t *block_refill(spool__worker_t *w)
+{
+    spool__job_pool_t *p = &w->registry->job_pool;
+    pthread_mutex_lock(&p->lock);
+    spool__spawn_block_t *first = p->spare_blocks;
+    unsigned n = 0;
+    if (first != NULL) {
+        spool__spawn_block_t *last = first;
+        for (n = 1; n < SPARE_BLOCKS && last->next_spare != NULL; n++)
+            last = last->next_spare;
+        p->spare_blocks = last->next_spare;
+        p->spare_block_count -= n;
+        last->next_spare = NULL;
+    }
+    pthread_mutex_unlock(&p->lock);
+    if (first == NULL)
+        return malloc(sizeof *first);
+    w->spare_blocks = first->next_spare;
+    w->spare_block_count = n - 1;
+    SPOOL__UNPOISON(first, sizeof *first);
+    return first;
 }
 
 void spool__scope_free_spare_blocks(spool__worker_t *w)
 {
-    while (w->spare_blocks != NULL) {
-        spool__spawn_block_t *b = w->spare_blocks;
-        w->spare_blocks = b->next_spare; /* before the unpoisoning, which undefines it */
-        SPOOL__UNPOISON(b, sizeof *b);
-        free(b);
-    }
+    free_block_list(w->spare_blocks);
+    w->spare_blocks = NULL;
     w->spare_block_count = 0;
+}
+
+void spool__scope_free_pool_blocks(spool_pool_t *reg)
+{
+    free_block_list(reg->job_pool.spare_blocks);
+    reg->job_pool.spare_blocks = NULL;
+    reg->job_pool.spare_block_count = 0;
 }
 
 /* A counted block, run by whichever worker w took it: its entries here,
@@ -393,10 +472,10 @@ static inline int local_block_push(spool_scope_t *scope, spool__worker_t *w,
     return local_block_push_slow(scope, w, b);
 }
 
-static SPOOL__NOINLINE int local_block_from_malloc(spool_scope_t *scope, spool__worker_t *w,
-                                                   spool_scope_fn fn, void *arg)
+static SPOOL__NOINLINE int local_block_refilled(spool_scope_t *scope, spool__worker_t *w,
+                                                 spool_scope_fn fn, void *arg)
 {
-    spool__spawn_block_t *b = malloc(sizeof *b);
+    spool__spawn_block_t *b = block_refill(w);
     return b != NULL ? local_block_push(scope, w, b, fn, arg) : ENOMEM;
 }
 
@@ -406,7 +485,7 @@ static SPOOL__ALWAYS_INLINE int new_local_block(spool_scope_t *scope, spool__wor
 {
     spool__spawn_block_t *b = w->spare_blocks;
     if (SPOOL__UNLIKELY(b == NULL))
-        return local_block_from_malloc(scope, w, fn, arg);
+        return local_block_refilled(scope, w, fn, arg);
     w->spare_blocks = b->next_spare;
     w->spare_block_count--;
     SPOOL__UNPOISON(b, sizeof *b);

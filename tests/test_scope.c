@@ -15,6 +15,7 @@
 #include "order_log.h"
 #include "pool_idle.h"
 #include "registry.h"
+#include "scope.h"
 #include "spool.h"
 #include "test_util.h"
 
@@ -1065,6 +1066,133 @@ static void test_job_memory_is_recycled(void **state)
     assert_int_equal(spool_pool_destroy(pool), 0);
 }
 
+/* ---- spare spawn blocks (scope.h, SPOOL__SPARE_BLOCKS) ---------------- */
+
+/* A spare list's length, checked against its count. */
+static unsigned spare_list_length(spool__spawn_block_t *b, unsigned count)
+{
+    unsigned n = 0;
+    for (; b != NULL; b = b->next_spare) /* the link is the one word not poisoned */
+        n++;
+    assert_int_equal(n, count);
+    return n;
+}
+
+/* Run on a worker of the pool: its spares and the pool's. */
+static void spare_counts(unsigned *worker, unsigned *pool)
+{
+    spool__worker_t *w = spool__current_worker();
+    assert_non_null(w);
+    *worker = spare_list_length(w->spare_blocks, w->spare_block_count);
+    spool__job_pool_t *p = &w->registry->job_pool;
+    pthread_mutex_lock(&p->lock);
+    *pool = spare_list_length(p->spare_blocks, p->spare_block_count);
+    pthread_mutex_unlock(&p->lock);
+    assert_true(*worker <= SPOOL__SPARE_BLOCKS);
+    assert_true(*pool <= SPOOL__SPARE_BLOCKS * w->registry->num_threads);
+}
+
+enum { RECYCLE_BLOCKS = 40 };
+typedef struct spare_round {
+    unsigned worker_after_spawns, pool_after_spawns;
+    unsigned worker_after, pool_after;
+    atomic_ulong ran;
+} spare_round_t;
+
+static void count_call(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    atomic_fetch_add_explicit(&((spare_round_t *)arg)->ran, 1, memory_order_relaxed);
+}
+
+static void full_blocks_body(spool_scope_t *s, void *arg)
+{
+    spare_round_t *r = arg;
+    for (unsigned i = 0; i < RECYCLE_BLOCKS * SPOOL__SPAWN_BLOCK_CAP; i++)
+        assert_int_equal(spool_scope_spawn(s, count_call, r), 0);
+    spare_counts(&r->worker_after_spawns, &r->pool_after_spawns);
+}
+
+static void full_blocks_round(void *arg)
+{
+    spare_round_t *r = arg;
+    spool_scope(full_blocks_body, r);
+    spare_counts(&r->worker_after, &r->pool_after);
+}
+
+/* One thread, so every round is the same: about 40 blocks (the first
+ * push publishes its block, as the public part is empty, so there may be
+ * one more), all live at the end of the spawns, then freed one by one at
+ * the scope's end.  Freeing, the worker's spares fill to 16, and the 17th
+ * block spills them to the pool's list (16 at one thread); later spills
+ * find that list full and give blocks back to malloc.  The next round takes
+ * the worker's spares and then the pool's (more than 16 + 16 blocks) before
+ * malloc: both lists are empty once it has spawned, and its end leaves them
+ * as the first round's did. */
+static void test_spare_blocks_spill_to_the_pool(void **state)
+{
+    (void)state;
+    spool_config_t config = {.num_threads = 1};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    unsigned worker_after_first = 0;
+    for (int round = 0; round < 3; round++) {
+        spare_round_t r = {0};
+        assert_int_equal(spool_pool_install(pool, full_blocks_round, &r), 0);
+        assert_int_equal(atomic_load(&r.ran), RECYCLE_BLOCKS * SPOOL__SPAWN_BLOCK_CAP);
+        assert_int_equal(r.pool_after, SPOOL__SPARE_BLOCKS);
+        if (round == 0) {
+            worker_after_first = r.worker_after;
+            assert_int_equal(r.worker_after_spawns, 0);
+        } else {
+            assert_int_equal(r.worker_after_spawns, 0);
+            assert_int_equal(r.pool_after_spawns, 0);
+            assert_int_equal(r.worker_after, worker_after_first);
+        }
+    }
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
+/* One spawner, thieves that run its blocks: the blocks a thief frees reach
+ * the spawner again through the pool's list.  Every call runs once, and the
+ * lists stay within their bounds (spare_counts) whoever frees. */
+static void spread_call(spool_scope_t *s, void *arg)
+{
+    count_call(s, arg);
+    volatile unsigned spin = 0;
+    for (int i = 0; i < 50; i++)
+        spin += (unsigned)i;
+}
+
+static void spread_body(spool_scope_t *s, void *arg)
+{
+    spare_round_t *r = arg;
+    for (unsigned i = 0; i < RECYCLE_BLOCKS * SPOOL__SPAWN_BLOCK_CAP; i++)
+        assert_int_equal(spool_scope_spawn(s, spread_call, r), 0);
+}
+
+static void spread_round(void *arg)
+{
+    spare_round_t *r = arg;
+    spool_scope(spread_body, r);
+    spare_counts(&r->worker_after, &r->pool_after);
+}
+
+static void test_spare_blocks_shared_by_workers(void **state)
+{
+    (void)state;
+    unsigned long rounds = test_iters("SPOOL_TEST_SPARE_ROUNDS", 50);
+    spool_config_t config = {.num_threads = 4};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    for (unsigned long round = 0; round < rounds; round++) {
+        spare_round_t r = {0};
+        assert_int_equal(spool_pool_install(pool, spread_round, &r), 0);
+        assert_int_equal(atomic_load(&r.ran), RECYCLE_BLOCKS * SPOOL__SPAWN_BLOCK_CAP);
+    }
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
 /* FIFO spawns taken by many threads at once: the per-worker FIFOs are
  * lock-free queues whose front is raced for by every holder of a ticket's
  * reference.  Every job must run exactly once, from every worker's FIFO. */
@@ -1153,6 +1281,8 @@ int main(void)
         cmocka_unit_test(test_nested_scopes_across_pools),
         cmocka_unit_test(test_in_place_scope_no_deadlock),
         cmocka_unit_test(test_job_memory_is_recycled),
+        cmocka_unit_test(test_spare_blocks_spill_to_the_pool),
+        cmocka_unit_test(test_spare_blocks_shared_by_workers),
         cmocka_unit_test(test_fifo_spawns_race),
         cmocka_unit_test(test_private_spawns_published_on_demand),
         cmocka_unit_test(test_in_place_scope_on_a_busy_worker),
