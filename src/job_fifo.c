@@ -119,16 +119,23 @@ void spool__fifo_ticket_execute(spool__job_t *job)
         return;
     }
     spool__job_fifo_t *f = t->ticket.fifo;
-    spool__fifo_run_t run = f->ops->run;
+    const spool__fifo_ops_t *ops = f->ops;
+    spool__fifo_run_t run = ops->run_uncounted != NULL ? ops->run_uncounted : ops->run;
+    size_t done = 0;
     for (;;) {
         size_t n = --t->ticket.count;
         bool handed_on = n > 0 && spool__worker_hand_on(w, job, false);
         if (n == 0)
             ticket_free(w, t);
-        /* Our reference keeps a call in f, so f (and its scope) lives on. */
+        /* Our reference keeps a call in f, so f (and its scope) lives on;
+         * so do the counts of the calls run here until they are dropped. */
         run_front(f, run);
-        if (n == 0 || handed_on)
+        done++;
+        if (n == 0 || handed_on) {
+            if (ops->run_uncounted != NULL)
+                ops->counted_done(f->ctx, done);
             return;
+        }
     }
 }
 

@@ -46,6 +46,12 @@ typedef struct spool__fifo_ops {
     spool__fifo_run_t run;
     spool__fifo_run_t run_local;
     void (*count_local)(void *ctx, size_t n);
+    /* Optional (NULL: run for each call): a counted reference's call run
+     * without dropping its count, and n such counts dropped at once, so
+     * that the holder of a published ticket drops the counts of the calls
+     * it ran with one read-modify-write, as a counted spawn block's does. */
+    spool__fifo_run_t run_uncounted;
+    void (*counted_done)(void *ctx, size_t n);
 } spool__fifo_ops_t;
 
 typedef struct spool__job_fifo {

@@ -569,10 +569,25 @@ static void scope_fifo_count_local(void *ctx, size_t n)
     count_published(ctx, n);
 }
 
+/* A counted reference's call, its count dropped later with others'
+ * (scope_fifo_counted_done). */
+static void scope_fifo_run_uncounted(void *ctx, spool__fifo_call_t call)
+{
+    ((spool_scope_fn)call.fn)(ctx, call.arg);
+}
+
+static void scope_fifo_counted_done(void *ctx, size_t n)
+{
+    spool_scope_t *scope = ctx;
+    spool__count_latch_set_n(&scope->latch, n);
+}
+
 static const spool__fifo_ops_t scope_fifo_ops = {
     .run = scope_fifo_run,
     .run_local = scope_fifo_run_local,
     .count_local = scope_fifo_count_local,
+    .run_uncounted = scope_fifo_run_uncounted,
+    .counted_done = scope_fifo_counted_done,
 };
 
 /* Worker w's FIFO in scope s, made on first use.  Only w touches s->fifos[w]

@@ -121,7 +121,8 @@ check spawn_block.c \
 
 check fifo_ticket.c \
   -DCLOSE_ON_PUBLISH=0 \
-  -DCOUNT_ON_PUBLISH=0
+  -DCOUNT_ON_PUBLISH=0 \
+  -DDONE_ORDER=memory_order_relaxed
 
 check fifo_segments.c \
   -DSPOOL__FIFO_QUEUE_FRONT_ORDER=memory_order_relaxed \

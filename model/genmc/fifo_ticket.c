@@ -10,7 +10,9 @@
  * closes the open ticket before the release store of split.  The owner pops
  * its tickets and spends them one reference at a time (the rest pushed back
  * first); one thief steals twice and spends every reference of the ticket it
- * got, which must be closed.  Each reference takes the FIFO's front call
+ * got, which must be closed, dropping their counts with one decrement at
+ * the end (job_fifo.c's spool__fifo_ticket_execute with the scope's
+ * counted_done).  Each reference takes the FIFO's front call
  * (a lost race is left out: it is the same try again), checks its
  * plain payload and counts the take; at the end every job was taken exactly
  * once.  The ticket lines are this file's copy of job_fifo.c's (which needs
@@ -32,6 +34,9 @@
  *                         reference the thief may not see, counted as local
  *   -DCOUNT_ON_PUBLISH=0  publishing does not count a local ticket's
  *                         references: the end finds 1 while a thief runs
+ *   -DDONE_ORDER=memory_order_relaxed  the thief's one decrement for the
+ *                         calls it ran is relaxed: the end may read a
+ *                         result before it is written
  */
 #define JOBS 3
 #define THIEVES 1 /* it tries twice */
@@ -47,6 +52,9 @@
 #endif
 #ifndef COUNT_ON_PUBLISH
 #define COUNT_ON_PUBLISH 1
+#endif
+#ifndef DONE_ORDER
+#define DONE_ORDER memory_order_acq_rel
 #endif
 
 void __VERIFIER_assume(bool);
@@ -164,10 +172,15 @@ static void try_steal(void)
         return;
     ticket_t *t = (ticket_t *)job;
     assert(t->base.execute == published_execute); /* never a private ticket */
+    int done = 0;
     while (t->count > 0) {
         t->count--;
-        spend_counted(1);
+        spend(1);
+        done++;
     }
+    /* One decrement for all (spool__count_latch_set_n).  Acq_rel pairs with
+     * the other decrements and the end's acquire loads. */
+    atomic_fetch_sub_explicit(&scope_count, done, DONE_ORDER);
 }
 
 int main(void)
