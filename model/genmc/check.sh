@@ -117,7 +117,8 @@ check scope_credits.c \
 check spawn_block.c \
   -DCOUNT_ALL_ON_PUBLISH=0 \
   -DCLOSE_ON_PUBLISH=0 \
-  -DDONE_ORDER=memory_order_relaxed
+  -DDONE_ORDER=memory_order_relaxed \
+  -DIN_PLACE_KEEP_EMPTY=1
 
 check fifo_ticket.c \
   -DCLOSE_ON_PUBLISH=0 \

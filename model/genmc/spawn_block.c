@@ -12,8 +12,10 @@
  * twice (raising demand when it finds nothing) and runs every entry of the
  * block it got, which must be counted; each entry drops one count.  (Two
  * thieves took GenMC minutes; the deque clients check thieves racing.)  The scope's end runs local entries
- * until none is left, drops the body's count, runs what is left and waits
- * for zero.  Each entry checks its plain payload and writes a plain result;
+ * until none is left (the newest job, if it is a private local block by the
+ * fast pop's and push's tests, run where it lies and popped with its last
+ * entry, as scope.c's run_newest_entry_in_place does; else popped), drops
+ * the body's count, runs what is left and waits for zero.  Each entry checks its plain payload and writes a plain result;
  * at the end each ran exactly once and every result is read after the count
  * reached zero.  The spawn and block lines are this file's copy of scope.c's
  * (scope.c needs the whole pool); the deque is the real one.  A thief here
@@ -24,6 +26,14 @@
  *   -DCOUNT_ALL_ON_PUBLISH=0  publishing counts a block as one entry
  *   -DCLOSE_ON_PUBLISH=0      a published block stays open for appends
  *   -DDONE_ORDER=memory_order_relaxed  the thief's decrement for its entries
+ *   -DIN_PLACE_KEEP_EMPTY=1   the end's in-place step leaves a block on
+ *                             the deque after its last entry: it is held
+ *                             (popped or stolen) again with no entry left
+ * The in-place step's floor and limit tests are not for safety: with local
+ * entries left the newest job is private (a publication makes every job
+ * public and leaves local at 0 for this scope), and only the owner
+ * publishes; they keep a demand and an alert going the slow way (served at
+ * once), so a mutant without them passes here, as it should.
  */
 #define JOBS 4    /* the entries: jobs[i] is entry i's payload and take count */
 #define THIEVES 1 /* it tries twice */
@@ -39,6 +49,9 @@
 #endif
 #ifndef DONE_ORDER
 #define DONE_ORDER memory_order_acq_rel
+#endif
+#ifndef IN_PLACE_KEEP_EMPTY
+#define IN_PLACE_KEEP_EMPTY 0
 #endif
 
 void __VERIFIER_assume(bool);
@@ -118,6 +131,7 @@ static void owner_run(spool__job_t *job)
 {
     block_t *b = (block_t *)job;
     bool counted = b->base.execute == counted_execute;
+    assert(b->count > 0); /* a held block has an entry left */
     int e = b->entry[--b->count];
     if (!counted)
         local--;
@@ -128,6 +142,32 @@ static void owner_run(spool__job_t *job)
     run_entry(e);
     if (counted)
         atomic_fetch_sub_explicit(&count, 1, memory_order_acq_rel);
+}
+
+/* The scope's end's step (scope.c's run_newest_entry_in_place): the newest
+ * job, if the fast pop's and push's tests pass and it is a local block, has
+ * its newest entry run where it lies, the block popped with its last
+ * entry.  False, with nothing done, otherwise. */
+static bool owner_run_in_place(void)
+{
+    struct spool__fork_owner_v1 *o = spool__deque_owner(&deque);
+    int64_t newest = __atomic_load_n(&o->bottom, __ATOMIC_RELAXED) - 1;
+    if (newest < __atomic_load_n(&o->floor, __ATOMIC_RELAXED) ||
+        newest >= __atomic_load_n(&o->limit, __ATOMIC_RELAXED))
+        return false;
+    block_t *b = (block_t *)__atomic_load_n(&o->slots[newest & o->mask], __ATOMIC_RELAXED);
+    if (b->base.execute != local_execute)
+        return false;
+    assert(b->count > 0); /* a held block has an entry left */
+    int e = b->entry[--b->count];
+    local--;
+    if (b->count == 0 && !IN_PLACE_KEEP_EMPTY) {
+        __atomic_store_n(&o->bottom, newest, __ATOMIC_RELAXED); /* popped */
+        if (open_block == b)
+            open_block = NULL;
+    }
+    run_entry(e);
+    return true;
 }
 
 static void try_steal(void)
@@ -158,6 +198,8 @@ int main(void)
     for (int i = 0; i < JOBS; i++)
         spawn(i);
     while (local > 0) {
+        if (owner_run_in_place())
+            continue;
         spool__job_t *job = owner_pop();
         assert(job != NULL);
         owner_run(job);
