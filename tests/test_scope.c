@@ -1094,6 +1094,7 @@ static void spare_counts(unsigned *worker, unsigned *pool)
 
 enum { RECYCLE_BLOCKS = 40 };
 typedef struct spare_round {
+    spool_scope_fn call;
     unsigned worker_after_spawns, pool_after_spawns;
     unsigned worker_after, pool_after;
     atomic_ulong ran;
@@ -1105,18 +1106,20 @@ static void count_call(spool_scope_t *s, void *arg)
     atomic_fetch_add_explicit(&((spare_round_t *)arg)->ran, 1, memory_order_relaxed);
 }
 
-static void full_blocks_body(spool_scope_t *s, void *arg)
+/* A round: RECYCLE_BLOCKS full blocks' worth of r->call, the spare counts
+ * read after the spawns and after the scope. */
+static void spare_round_body(spool_scope_t *s, void *arg)
 {
     spare_round_t *r = arg;
     for (unsigned i = 0; i < RECYCLE_BLOCKS * SPOOL__SPAWN_BLOCK_CAP; i++)
-        assert_int_equal(spool_scope_spawn(s, count_call, r), 0);
+        assert_int_equal(spool_scope_spawn(s, r->call, r), 0);
     spare_counts(&r->worker_after_spawns, &r->pool_after_spawns);
 }
 
-static void full_blocks_round(void *arg)
+static void spare_round(void *arg)
 {
     spare_round_t *r = arg;
-    spool_scope(full_blocks_body, r);
+    spool_scope(spare_round_body, r);
     spare_counts(&r->worker_after, &r->pool_after);
 }
 
@@ -1137,8 +1140,8 @@ static void test_spare_blocks_spill_to_the_pool(void **state)
     assert_int_equal(spool_pool_create(&config, &pool), 0);
     unsigned worker_after_first = 0;
     for (int round = 0; round < 3; round++) {
-        spare_round_t r = {0};
-        assert_int_equal(spool_pool_install(pool, full_blocks_round, &r), 0);
+        spare_round_t r = {.call = count_call};
+        assert_int_equal(spool_pool_install(pool, spare_round, &r), 0);
         assert_int_equal(atomic_load(&r.ran), RECYCLE_BLOCKS * SPOOL__SPAWN_BLOCK_CAP);
         assert_int_equal(r.pool_after, SPOOL__SPARE_BLOCKS);
         if (round == 0) {
@@ -1164,20 +1167,6 @@ static void spread_call(spool_scope_t *s, void *arg)
         spin += (unsigned)i;
 }
 
-static void spread_body(spool_scope_t *s, void *arg)
-{
-    spare_round_t *r = arg;
-    for (unsigned i = 0; i < RECYCLE_BLOCKS * SPOOL__SPAWN_BLOCK_CAP; i++)
-        assert_int_equal(spool_scope_spawn(s, spread_call, r), 0);
-}
-
-static void spread_round(void *arg)
-{
-    spare_round_t *r = arg;
-    spool_scope(spread_body, r);
-    spare_counts(&r->worker_after, &r->pool_after);
-}
-
 static void test_spare_blocks_shared_by_workers(void **state)
 {
     (void)state;
@@ -1186,8 +1175,8 @@ static void test_spare_blocks_shared_by_workers(void **state)
     spool_pool_t *pool;
     assert_int_equal(spool_pool_create(&config, &pool), 0);
     for (unsigned long round = 0; round < rounds; round++) {
-        spare_round_t r = {0};
-        assert_int_equal(spool_pool_install(pool, spread_round, &r), 0);
+        spare_round_t r = {.call = spread_call};
+        assert_int_equal(spool_pool_install(pool, spare_round, &r), 0);
         assert_int_equal(atomic_load(&r.ran), RECYCLE_BLOCKS * SPOOL__SPAWN_BLOCK_CAP);
     }
     assert_int_equal(spool_pool_destroy(pool), 0);
