@@ -1162,9 +1162,10 @@ static void test_spare_blocks_spill_to_the_pool(void **state)
 static void spread_call(spool_scope_t *s, void *arg)
 {
     count_call(s, arg);
-    volatile unsigned spin = 0;
-    for (int i = 0; i < 50; i++)
-        spin += (unsigned)i;
+    volatile unsigned spin = 0; /* a little work, so that thieves take blocks */
+    for (unsigned i = 0; i < 50; i++)
+        spin += i;
+    assert_int_equal(spin, 50 * 49 / 2);
 }
 
 static void test_spare_blocks_shared_by_workers(void **state)
