@@ -272,6 +272,29 @@ static inline spool__job_t *spool__deque_pop_private(spool__deque_t *d)
 #endif
 }
 
+/* Owner only: true, with the newest job's index in *index, if popping that
+ * job and at once pushing it back would both take the fast path (private,
+ * no thief asked, no alert for the push); else false.  A holder that takes
+ * part of that job (spool__deque_private_job) and would push the rest back
+ * at the same index (a scope's end running its own spawn block) does so
+ * without the pop and the push, leaving the job where it lies. */
+static inline bool spool__deque_newest_private(spool__deque_t *d, int64_t *index)
+{
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed) - 1;
+    if (SPOOL__UNLIKELY(b < atomic_load_explicit(&d->floor, memory_order_relaxed) ||
+                        b >= atomic_load_explicit(&d->limit, memory_order_relaxed)))
+        return false;
+    *index = b;
+    return true;
+}
+
+/* Owner only: pops the newest job, at index (spool__deque_newest_private's
+ * answer), without reading it again. */
+static inline void spool__deque_drop_newest(spool__deque_t *d, int64_t index)
+{
+    atomic_store_explicit(&d->bottom, index, memory_order_relaxed);
+}
+
 /* Owner only, after a slow push: should the private jobs be published now?
  * Yes if no public job is left, so that an idle worker finds the oldest job
  * without waiting.  If the push took an alert back, this load sees the steal

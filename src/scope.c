@@ -241,6 +241,17 @@ static void block_free(spool__worker_t *w, spool__spawn_block_t *b)
     w->spare_block_count++;
 }
 
+/* A local block whose last entry its scope's worker w took, off the deque:
+ * no longer open, and freed (before that entry runs: its spawns can reuse
+ * it). */
+static inline void local_block_emptied(spool_scope_t *scope, spool__worker_t *w,
+                                       spool__spawn_block_t *b)
+{
+    if (scope->open_block == b)
+        scope->open_block = NULL;
+    block_free(w, b);
+}
+
 /* A block for w, which has no spare: up to SPARE_BLOCKS from the pool's
  * list (one returned, the rest w's spares), else a new one.  NULL if out of
  * memory. */
@@ -369,9 +380,7 @@ void spool__scope_local_execute(spool__job_t *base)
             local_block_rest(b, fn, arg);
             return;
         }
-        if (scope->open_block == b)
-            scope->open_block = NULL;
-        block_free(w, b); /* to the spares: no call */
+        local_block_emptied(scope, w, b); /* to the spares: no call */
     } else if (SPOOL__UNLIKELY(!spool__deque_push_private(&w->deque, base))) {
         local_block_rest(b, fn, arg);
         return;
@@ -387,20 +396,17 @@ void spool__scope_local_execute(spool__job_t *base)
  * private local block of s: takes the newest entry and runs it, the block
  * left where it lies while entries remain (the push back at the same index
  * without the pop and the push), else popped and freed.  The fast pop's and
- * push's tests (spool_inline.h) first: a public block, a thief's demand or
- * an alert for the push goes the slow way.  False, with nothing done, for
- * any of those and for any other job (the caller pops).  Not used while
+ * push's tests first (spool__deque_newest_private): a public block, a thief's
+ * demand or an alert for the push goes the slow way.  False, with nothing
+ * done, for any of those and for any other job (the caller pops).  Not used while
  * the timeline records (every entry is a job there). */
 static SPOOL__ALWAYS_INLINE bool run_newest_entry_in_place(spool_scope_t *s,
                                                            spool__worker_t *owner)
 {
-    struct spool__fork_owner_v1 *o = spool__deque_owner(&owner->deque);
-    int64_t newest = __atomic_load_n(&o->bottom, __ATOMIC_RELAXED) - 1;
-    if (SPOOL__UNLIKELY(newest < __atomic_load_n(&o->floor, __ATOMIC_RELAXED) ||
-                        newest >= __atomic_load_n(&o->limit, __ATOMIC_RELAXED)))
+    int64_t index;
+    if (!spool__deque_newest_private(&owner->deque, &index))
         return false;
-    spool__spawn_block_t *b =
-        (spool__spawn_block_t *)__atomic_load_n(&o->slots[newest & o->mask], __ATOMIC_RELAXED);
+    spool__spawn_block_t *b = (spool__spawn_block_t *)spool__deque_private_job(&owner->deque, index);
     if (b->base.execute != spool__scope_local_execute || b->scope != s)
         return false;
     uint32_t n = --b->count;
@@ -408,10 +414,8 @@ static SPOOL__ALWAYS_INLINE bool run_newest_entry_in_place(spool_scope_t *s,
     void *arg = b->entries[n].arg;
     s->local--;
     if (n == 0) {
-        __atomic_store_n(&o->bottom, newest, __ATOMIC_RELAXED); /* popped */
-        if (s->open_block == b)
-            s->open_block = NULL;
-        block_free(owner, b); /* before fn: its spawns can reuse it */
+        spool__deque_drop_newest(&owner->deque, index);
+        local_block_emptied(s, owner, b);
     }
     SPOOL__STAT_INC(owner->stats.jobs_executed);
     spool__worker_share_if_idle(owner); /* rule 3, as the pop and the push back */

@@ -144,25 +144,24 @@ static void owner_run(spool__job_t *job)
         atomic_fetch_sub_explicit(&count, 1, memory_order_acq_rel);
 }
 
-/* The scope's end's step (scope.c's run_newest_entry_in_place): the newest
- * job, if the fast pop's and push's tests pass and it is a local block, has
- * its newest entry run where it lies, the block popped with its last
- * entry.  False, with nothing done, otherwise. */
+/* The scope's end's step (scope.c's run_newest_entry_in_place, on the real
+ * deque's spool__deque_newest_private and spool__deque_drop_newest): the
+ * newest job, if the fast pop's and push's tests pass and it is a local
+ * block, has its newest entry run where it lies, the block popped with its
+ * last entry.  False, with nothing done, otherwise. */
 static bool owner_run_in_place(void)
 {
-    struct spool__fork_owner_v1 *o = spool__deque_owner(&deque);
-    int64_t newest = __atomic_load_n(&o->bottom, __ATOMIC_RELAXED) - 1;
-    if (newest < __atomic_load_n(&o->floor, __ATOMIC_RELAXED) ||
-        newest >= __atomic_load_n(&o->limit, __ATOMIC_RELAXED))
+    int64_t newest;
+    if (!spool__deque_newest_private(&deque, &newest))
         return false;
-    block_t *b = (block_t *)__atomic_load_n(&o->slots[newest & o->mask], __ATOMIC_RELAXED);
+    block_t *b = (block_t *)spool__deque_private_job(&deque, newest);
     if (b->base.execute != local_execute)
         return false;
     assert(b->count > 0); /* a held block has an entry left */
     int e = b->entry[--b->count];
     local--;
     if (b->count == 0 && !IN_PLACE_KEEP_EMPTY) {
-        __atomic_store_n(&o->bottom, newest, __ATOMIC_RELAXED); /* popped */
+        spool__deque_drop_newest(&deque, newest);
         if (open_block == b)
             open_block = NULL;
     }
