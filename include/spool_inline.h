@@ -13,7 +13,8 @@
  *
  * The price is a tie to the library's layout: a program built with this
  * header reads a worker's deque and writes a join's job itself.  Every name
- * it uses carries the layout's version (_v1), and the library checks at
+ * it uses carries the version of the layout it depends on (_v1 for a
+ * join's job, _v2 for the deque's owner part), and the library checks at
  * build time that its own structs match the ones below, so a library with
  * another layout does not load a program built with this one (undefined
  * symbol) instead of running it wrong.  Programs that want no such tie use
@@ -45,13 +46,14 @@ struct spool__job;
 
 /* The owner's part of a worker's deque (src/deque.h, from bottom on):
  * jobs at indices below bottom; the fast push needs bottom < limit, the
- * fast pop bottom - 1 >= floor; the slot of index i is slots[i & mask]. */
-struct spool__fork_owner_v1 {
+ * fast pop bottom - 1 >= floor.  Between floor and limit the slots lie in
+ * one run of the buffer (a window, deque.md): the slot of index i is at
+ * address base + i * sizeof(struct spool__job *) there. */
+struct spool__fork_owner_v2 {
     int64_t bottom;
     int64_t limit;
     int64_t floor;
-    struct spool__job **slots;
-    int64_t mask;
+    uintptr_t base;
 };
 
 /* b of a join, on the joining worker's stack (src/join.c's join_job_t).
@@ -66,7 +68,7 @@ struct spool__join_frame_v1 {
 /* The deque of the worker running on this thread.  Outside any pool, a
  * stand-in whose limit is below every index, so that the fast push fails
  * there and sends the join to the library without a test of its own. */
-SPOOL_API extern __thread struct spool__fork_owner_v1 *spool__tls_fork_v1
+SPOOL_API extern __thread struct spool__fork_owner_v2 *spool__tls_fork_v2
     __attribute__((tls_model("initial-exec")));
 /* A thief runs b through this. */
 SPOOL_API void spool__join_execute_v1(struct spool__job *job);
@@ -82,33 +84,40 @@ SPOOL_API void spool__join_finish_v1(struct spool__join_frame_v1 *b, struct spoo
  * library publishes it.  The push fails when the buffer is full or the
  * public part ran out (limit), the pop when the newest job is public or a
  * thief asked for work (floor): the library then does it the slow way. */
+/* The slot of index i, which lies in the window (floor <= i < limit). */
+static inline __attribute__((always_inline)) struct spool__job **
+spool__fork_slot_v2(struct spool__fork_owner_v2 *owner, int64_t i)
+{
+    return (struct spool__job **)(owner->base + (uintptr_t)i * sizeof(struct spool__job *));
+}
+
 static inline __attribute__((always_inline)) int
-spool__fork_push_v1(struct spool__fork_owner_v1 *owner, struct spool__job *job)
+spool__fork_push_v2(struct spool__fork_owner_v2 *owner, struct spool__job *job)
 {
     int64_t bottom = __atomic_load_n(&owner->bottom, __ATOMIC_RELAXED);
     if (__builtin_expect(bottom >= __atomic_load_n(&owner->limit, __ATOMIC_RELAXED), 0))
         return 0;
-    __atomic_store_n(&owner->slots[bottom & owner->mask], job, __ATOMIC_RELAXED);
+    __atomic_store_n(spool__fork_slot_v2(owner, bottom), job, __ATOMIC_RELAXED);
     __atomic_store_n(&owner->bottom, bottom + 1, __ATOMIC_RELAXED);
     return 1;
 }
 
 /* Returns the newest job, popped, or NULL with nothing popped. */
 static inline __attribute__((always_inline)) struct spool__job *
-spool__fork_pop_v1(struct spool__fork_owner_v1 *owner)
+spool__fork_pop_v2(struct spool__fork_owner_v2 *owner)
 {
     int64_t bottom = __atomic_load_n(&owner->bottom, __ATOMIC_RELAXED) - 1;
     if (__builtin_expect(bottom < __atomic_load_n(&owner->floor, __ATOMIC_RELAXED), 0))
         return (struct spool__job *)0;
     __atomic_store_n(&owner->bottom, bottom, __ATOMIC_RELAXED);
-    return __atomic_load_n(&owner->slots[bottom & owner->mask], __ATOMIC_RELAXED);
+    return __atomic_load_n(spool__fork_slot_v2(owner, bottom), __ATOMIC_RELAXED);
 }
 
 /* The join's common path, spool_join's and spool_join_inline's: b's job
  * built in frame and pushed, a run, b popped back.  Returns 1 if b is back
  * (the caller runs it), 0 if the library finished the join. */
 static inline __attribute__((always_inline)) int
-spool__join_fork_v1(struct spool__fork_owner_v1 *owner, struct spool__join_frame_v1 *frame,
+spool__join_fork_v2(struct spool__fork_owner_v2 *owner, struct spool__join_frame_v1 *frame,
                     spool_fn a, void *arg_a, spool_fn b, void *arg_b)
 {
     /* Atomic (relaxed) only so that gcc stores it alone: it packed the two
@@ -117,14 +126,15 @@ spool__join_fork_v1(struct spool__fork_owner_v1 *owner, struct spool__join_frame
     frame->fn = b;
     frame->arg = arg_b;
     frame->latch = 0;
-    if (__builtin_expect(!spool__fork_push_v1(owner, (struct spool__job *)(void *)frame), 0)) {
+    if (__builtin_expect(!spool__fork_push_v2(owner, (struct spool__job *)(void *)frame), 0)) {
         spool__join_slow_v1(frame, a, arg_a);
         return 0;
     }
     a(arg_a);
-    /* The pop reads slots and mask after a, which may have grown the buffer;
-     * b back at the top is the common case (else: stolen, or a left jobs). */
-    struct spool__job *popped = spool__fork_pop_v1(owner);
+    /* The pop reads base after a, which may have grown the buffer or moved
+     * the window; b back at the top is the common case (else: stolen, or a
+     * left jobs). */
+    struct spool__job *popped = spool__fork_pop_v2(owner);
     if (__builtin_expect(popped == (struct spool__job *)(void *)frame, 1))
         return 1;
     spool__join_finish_v1(frame, popped);
@@ -145,7 +155,7 @@ static inline __attribute__((always_inline)) void spool_join_inline(spool_fn a, 
         return;
     }
     struct spool__join_frame_v1 frame;
-    if (spool__join_fork_v1(spool__tls_fork_v1, &frame, a, arg_a, b, arg_b))
+    if (spool__join_fork_v2(spool__tls_fork_v2, &frame, a, arg_a, b, arg_b))
         b(frame.arg); /* b, not frame.fn: a constant b is called directly */
 }
 

@@ -37,6 +37,8 @@ int spool__deque_init(spool__deque_t *d)
     d->retired = NULL;
     d->slots = buf->slots;
     d->mask = buf->mask;
+    d->lap = 0;
+    d->base = (uintptr_t)buf->slots;
     atomic_init(&d->limit, SPOOL__DEQUE_ALERT); /* no public job yet */
     return 0;
 }
@@ -73,6 +75,34 @@ spool__deque_buf_t *spool__deque_grow(spool__deque_t *d, int64_t top, int64_t bo
     return buf;
 }
 
+/* The window becomes the lap that starts at index lap (a multiple of the
+ * capacity). */
+static void set_window(spool__deque_t *d, int64_t lap)
+{
+    d->lap = lap;
+    /* Unsigned, so that it wraps instead of overflowing: base + i * size is
+     * the slot of i for every i in [lap, lap + capacity). */
+    d->base = (uintptr_t)d->slots - (uintptr_t)lap * sizeof *d->slots;
+}
+
+void spool__deque_window_down(spool__deque_t *d)
+{
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    set_window(d, b & ~d->mask);
+    /* limit must not pass the window's end: the alert, so that the next
+     * push takes the slow path, which sets the bound (and takes a thief's
+     * alert back as it always does).  An exchange, not a store: it keeps a
+     * thief's alert stored before it in that thief's release sequence, so
+     * that the slow push's acquire exchange still synchronizes with the
+     * thief.  Relaxed: it orders nothing itself. */
+#if SPOOL__DEQUE_WINDOW_LIMIT_STORE
+    atomic_store_explicit(&d->limit, SPOOL__DEQUE_ALERT, memory_order_relaxed);
+#else
+    (void)atomic_exchange_explicit(&d->limit, SPOOL__DEQUE_ALERT, memory_order_relaxed);
+#endif
+    spool__deque_floor_follows_split(d);
+}
+
 bool spool__deque_make_room(spool__deque_t *d, int64_t b)
 {
     /* Acquire pairs with the thieves' CAS on top in spool__deque_steal: a
@@ -80,7 +110,11 @@ bool spool__deque_make_room(spool__deque_t *d, int64_t b)
     int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
     if (b >= t + d->mask + 1 && spool__deque_grow(d, t, b) == NULL)
         return false;
+    set_window(d, b & ~d->mask);
+    /* The buffer's room, and no further than the window's end. */
     int64_t limit = t + d->mask + 1;
+    if (limit > d->lap + d->mask + 1)
+        limit = d->lap + d->mask + 1;
 #if SPOOL__DEQUE_LIMIT_RESET_STORE
     atomic_store_explicit(&d->limit, limit, memory_order_relaxed);
 #else
@@ -91,13 +125,15 @@ bool spool__deque_make_room(spool__deque_t *d, int64_t b)
      * thief's steal and publishes. */
     (void)atomic_exchange_explicit(&d->limit, limit, SPOOL__DEQUE_LIMIT_RESET_ORDER);
 #endif
+    spool__deque_floor_follows_split(d); /* up to the window's start */
     return true;
 }
 
 /* The public pop's two ends that leave the public part empty: split and
- * bottom back to b + 1 (so floor needs no change), and the alert up, so that
- * the next push publishes (rule 1).  Only the owner takes the alert back, and
- * it is the owner here, so relaxed. */
+ * bottom back to b + 1 (so floor and the window need no change), and the
+ * alert up, so that the next push publishes (rule 1).  Only the owner takes
+ * the alert back, and it is the owner here, so relaxed (it has seen top at
+ * b + 1 or above, so its next look at top does too). */
 static void public_part_emptied(spool__deque_t *d, int64_t b)
 {
     spool__deque_set_split(d, b + 1, memory_order_release);
@@ -122,7 +158,12 @@ spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b)
     }
     spool__job_t *job = atomic_load_explicit(&d->slots[b & d->mask], memory_order_relaxed);
     if (t < b) {
-        spool__deque_floor_follows_split(d); /* split stays one lower */
+        /* split stays one lower; floor follows it, and the window too if
+         * bottom left it. */
+        if (b < d->lap && !SPOOL__DEQUE_NO_WINDOW_DOWN)
+            spool__deque_window_down(d);
+        else
+            spool__deque_floor_follows_split(d);
         return job;
     }
     /* Last job: race the thieves for it on top.  Seq-cst pairs with the

@@ -94,6 +94,22 @@
 #ifndef SPOOL__DEQUE_DEMAND_STORE
 #define SPOOL__DEQUE_DEMAND_STORE 0
 #endif
+/* The thief's second load of split, after its CAS took a job, which says
+ * whether that job was the last public one; seq-cst pairs with the owner's
+ * fence in spool__deque_pop_public (its store of a lower split, then its
+ * load of top). */
+#ifndef SPOOL__DEQUE_ALERT_SPLIT_ORDER
+#define SPOOL__DEQUE_ALERT_SPLIT_ORDER memory_order_seq_cst
+#endif
+/* Mutants only: 1 leaves the window where it was when a slow pop takes
+ * bottom below it; 1 stores the alert that bounds the moved window with a
+ * plain store, which ends a thief's release sequence. */
+#ifndef SPOOL__DEQUE_NO_WINDOW_DOWN
+#define SPOOL__DEQUE_NO_WINDOW_DOWN 0
+#endif
+#ifndef SPOOL__DEQUE_WINDOW_LIMIT_STORE
+#define SPOOL__DEQUE_WINDOW_LIMIT_STORE 0
+#endif
 /* Mutant only: 1 lets the owner pop privately one job below split. */
 #ifndef SPOOL__DEQUE_PRIVATE_SLACK
 #define SPOOL__DEQUE_PRIVATE_SLACK 0
@@ -128,22 +144,32 @@ typedef struct spool__deque {
     /* The owner's line.  bottom is atomic only for length hints. */
     SPOOL__ALIGNED atomic_int_least64_t bottom;
     /* The owner's push bound: a value of top read with acquire (not newer
-     * than top) plus the capacity, or SPOOL__DEQUE_ALERT once the public
-     * part ran out (rule 1 in deque.md): a thief that takes the last public
-     * job stores the alert here, the one word thieves write on this line, so
-     * that the owner's fast push needs no look at top.  The owner replaces
-     * it only with an exchange (spool__deque_make_room). */
+     * than top) plus the capacity, or less (the window's end), or
+     * SPOOL__DEQUE_ALERT once the public part ran out (rule 1 in deque.md):
+     * a thief that takes the last public job stores the alert here, the one
+     * word thieves write on this line, so that the owner's fast push needs
+     * no look at top.  The owner writes it only with exchanges (one takes
+     * an alert back: spool__deque_make_room), and plain stores of the
+     * alert. */
     atomic_int_least64_t limit;
-    /* The owner's private-pop bound: split's value, or SPOOL__DEQUE_DEMANDED
-     * while a thief's demand is not served (rule 2), so that the fast pop's
-     * one compare covers both.  Thieves write only the demand; every write
-     * of floor is a read-modify-write (the thieves' exchange, the owner's
-     * in spool__deque_publish and spool__deque_floor_follows_split). */
+    /* The owner's private-pop bound: split's value, or more (the window's
+     * start), or SPOOL__DEQUE_DEMANDED while a thief's demand is not served
+     * (rule 2), so that the fast pop's one compare covers both.  Thieves
+     * write only the demand; every write of floor is a read-modify-write
+     * (the thieves' exchange, the owner's in spool__deque_publish and
+     * spool__deque_floor_follows_split). */
     atomic_int_least64_t floor;
-    /* Owner only: the live buffer's slots and mask, so that the owner's
-     * push and pop index a slot without loading buf first. */
+    /* Owner only: the address of index 0's slot if the buffer ran on
+     * without wrapping from the window's start (lap): the fast push and
+     * pop reach the slot of an index in the window, [lap, lap + capacity),
+     * with one add (deque.md, "The window"). */
+    uintptr_t base;
+    /* Owner only: the live buffer's slots and mask (the slow paths index
+     * with them), and the window's start (a multiple of the capacity, with
+     * lap <= bottom <= lap + capacity). */
     _Atomic(spool__job_t *) *slots;
     int64_t mask;
+    int64_t lap;
     /* Owner only: split's value (only the owner writes split), a plain
      * field on the owner's line that push and pop compare in one
      * instruction. */
@@ -152,20 +178,20 @@ typedef struct spool__deque {
 } spool__deque_t;
 
 /* The owner's fast push and pop are spool_inline.h's, which programs that
- * use spool_join_inline compile in: they see the fields from bottom to mask
- * as struct spool__fork_owner_v1, which must match. */
+ * use spool_join_inline compile in: they see the fields from bottom to base
+ * as struct spool__fork_owner_v2, which must match. */
 #define SPOOL__DEQUE_OWNER_FIELD_AT(field)                                                        \
     (offsetof(spool__deque_t, field) - offsetof(spool__deque_t, bottom) ==                        \
-     offsetof(struct spool__fork_owner_v1, field))
+     offsetof(struct spool__fork_owner_v2, field))
 _Static_assert(SPOOL__DEQUE_OWNER_FIELD_AT(limit) && SPOOL__DEQUE_OWNER_FIELD_AT(floor) &&
-                   SPOOL__DEQUE_OWNER_FIELD_AT(slots) && SPOOL__DEQUE_OWNER_FIELD_AT(mask) &&
+                   SPOOL__DEQUE_OWNER_FIELD_AT(base) &&
                    sizeof(atomic_int_least64_t) == sizeof(int64_t) &&
                    sizeof(_Atomic(spool__job_t *)) == sizeof(spool__job_t *),
-               "struct spool__fork_owner_v1 (spool_inline.h) no longer matches the deque");
+               "struct spool__fork_owner_v2 (spool_inline.h) no longer matches the deque");
 
-static inline struct spool__fork_owner_v1 *spool__deque_owner(spool__deque_t *d)
+static inline struct spool__fork_owner_v2 *spool__deque_owner(spool__deque_t *d)
 {
-    return (struct spool__fork_owner_v1 *)(void *)&d->bottom;
+    return (struct spool__fork_owner_v2 *)(void *)&d->bottom;
 }
 
 typedef enum {
@@ -184,9 +210,16 @@ static inline void spool__deque_set_split(spool__deque_t *d, int64_t s, memory_o
     atomic_store_explicit(&d->split, s, order);
 }
 
-/* Owner only, after split moved without serving a demand (a public pop):
- * floor follows it, unless a demand is up, which stays for the next pop to
- * serve.  A CAS, so that a demand stored meanwhile is not overwritten, and
+/* Owner only: floor's value when no demand is up: split, or the window's
+ * start if that is higher (the fast pop must not leave the window). */
+static inline int64_t spool__deque_floor_bound(const spool__deque_t *d)
+{
+    return d->owner_split > d->lap ? d->owner_split : d->lap;
+}
+
+/* Owner only, after split or the window moved without serving a demand (a
+ * public pop, a new window): floor follows, unless a demand is up, which
+ * stays for the next pop to serve.  A CAS, so that a demand stored meanwhile is not overwritten, and
  * the owner never stores the demand itself: every write of floor after a
  * thief's is a read-modify-write, which keeps that thief's release sequence
  * going to the exchange that serves it (spool__deque_publish). */
@@ -194,7 +227,7 @@ static inline void spool__deque_floor_follows_split(spool__deque_t *d)
 {
     int64_t cur = atomic_load_explicit(&d->floor, memory_order_relaxed);
     while (cur != SPOOL__DEQUE_DEMANDED &&
-           !atomic_compare_exchange_weak_explicit(&d->floor, &cur, d->owner_split,
+           !atomic_compare_exchange_weak_explicit(&d->floor, &cur, spool__deque_floor_bound(d),
                                                   memory_order_relaxed, memory_order_relaxed))
         ;
 }
@@ -205,8 +238,11 @@ void spool__deque_destroy(spool__deque_t *d);
 /* Owner only: doubles the buffer.  Returns the new one, NULL if out of memory. */
 spool__deque_buf_t *spool__deque_grow(spool__deque_t *d, int64_t top, int64_t bottom);
 /* Owner only: spool__deque_room's slow path (b >= limit: the buffer looks
- * full, or the alert is up). */
+ * full, the window ends, or the alert is up); moves the window to b's. */
 bool spool__deque_make_room(spool__deque_t *d, int64_t b);
+/* Owner only: moves the window down to bottom's, after a slow pop left
+ * bottom below it. */
+void spool__deque_window_down(spool__deque_t *d);
 /* Owner only: the public pop (fence, and a CAS for the last job); see
  * spool__deque_pop. */
 spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b);
@@ -246,7 +282,7 @@ static inline bool spool__deque_push(spool__deque_t *d, spool__job_t *job)
  * then publish if wanted).  One compare covers both. */
 static inline bool spool__deque_push_private(spool__deque_t *d, spool__job_t *job)
 {
-    return spool__fork_push_v1(spool__deque_owner(d), job);
+    return spool__fork_push_v2(spool__deque_owner(d), job);
 }
 
 /* Owner only: the private job at index i, split <= i < bottom. */
@@ -268,7 +304,7 @@ static inline spool__job_t *spool__deque_pop_private(spool__deque_t *d)
     atomic_store_explicit(&d->bottom, b, memory_order_relaxed);
     return atomic_load_explicit(&d->slots[b & d->mask], memory_order_relaxed);
 #else
-    return spool__fork_pop_v1(spool__deque_owner(d));
+    return spool__fork_pop_v2(spool__deque_owner(d));
 #endif
 }
 
@@ -317,11 +353,11 @@ static inline int64_t spool__deque_publish(spool__deque_t *d, bool *was_empty)
     if (b > s)
         spool__deque_set_split(d, b, SPOOL__DEQUE_PUBLISH_ORDER);
     else if (atomic_load_explicit(&d->floor, memory_order_relaxed) != SPOOL__DEQUE_DEMANDED)
-        return 0; /* floor is split already, and no demand to serve */
+        return 0; /* floor is at its bound already, and no demand to serve */
     if (SPOOL__DEQUE_CLEAR_FLAG_FIRST)
         atomic_store_explicit(&d->asked, 0, memory_order_relaxed);
 #if SPOOL__DEQUE_SERVE_STORE
-    atomic_store_explicit(&d->floor, d->owner_split, memory_order_relaxed);
+    atomic_store_explicit(&d->floor, spool__deque_floor_bound(d), memory_order_relaxed);
 #else
     /* Floor up to the new split, and any demand served: an exchange, so that
      * a demand stored after it stays.  Acquire pairs with the thieves'
@@ -329,7 +365,8 @@ static inline int64_t spool__deque_publish(spool__deque_t *d, bool *was_empty)
      * one, the store of asked by its thief, and by any thief whose demand
      * came before it, comes before our clear below, so asked cannot stay
      * set (and keep later thieves from asking) with no demand in floor. */
-    (void)atomic_exchange_explicit(&d->floor, d->owner_split, SPOOL__DEQUE_SERVE_ORDER);
+    (void)atomic_exchange_explicit(&d->floor, spool__deque_floor_bound(d),
+                                   SPOOL__DEQUE_SERVE_ORDER);
 #endif
     if (!SPOOL__DEQUE_CLEAR_FLAG_FIRST && atomic_load_explicit(&d->asked, memory_order_relaxed) != 0)
         atomic_store_explicit(&d->asked, 0, memory_order_relaxed);
@@ -360,6 +397,8 @@ static inline spool__job_t *spool__deque_pop(spool__deque_t *d)
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed) - 1;
     if (SPOOL__LIKELY(b >= d->owner_split - SPOOL__DEQUE_PRIVATE_SLACK)) {
         atomic_store_explicit(&d->bottom, b, memory_order_relaxed);
+        if (SPOOL__UNLIKELY(b < d->lap) && !SPOOL__DEQUE_NO_WINDOW_DOWN)
+            spool__deque_window_down(d);
         return atomic_load_explicit(&d->slots[b & d->mask], memory_order_relaxed);
     }
     return spool__deque_pop_public(d, b);
@@ -414,10 +453,17 @@ static inline spool__steal_t spool__deque_take_oldest(spool__deque_t *d, spool__
     if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst,
                                                  memory_order_relaxed))
         return SPOOL__STEAL_RETRY;
-    /* The last public job (by the split we read; a newer publication only
-     * makes the alert spurious): the owner's next push publishes.  Release
-     * pairs with the owner's acquire exchange in spool__deque_make_room. */
-    if (ask && !SPOOL__DEQUE_NO_ALERT && t + 1 >= s)
+    /* The last public job: the owner's next push publishes.  split read
+     * again, after the CAS: the s read before it may be older than the
+     * owner's public pop of the job above ours, and then says that job is
+     * still there while neither of us raises the alert (deque.md, "The push
+     * alert").  Seq-cst pairs with the owner's fence in
+     * spool__deque_pop_public: either its load of top sees our CAS (it
+     * finds the public part empty, and raises the alert itself), or this
+     * load sees its lower split.  Release pairs with the owner's acquire
+     * exchange in spool__deque_make_room. */
+    if (ask && !SPOOL__DEQUE_NO_ALERT &&
+        t + 1 >= atomic_load_explicit(&d->split, SPOOL__DEQUE_ALERT_SPLIT_ORDER))
         atomic_store_explicit(&d->limit, SPOOL__DEQUE_ALERT, SPOOL__DEQUE_ALERT_ORDER);
     *out = job;
     return SPOOL__STEAL_SUCCESS;

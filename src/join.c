@@ -96,14 +96,14 @@ static JOIN_COLD void join_slow(spool__worker_t *w, join_job_t *job_b, spool_fn 
 }
 
 /* The whole fast path is here, in the caller's frame: push b, run a, pop b,
- * run b, as spool_join_inline does it (spool__join_fork_v1).  Anything else
+ * run b, as spool_join_inline does it (spool__join_fork_v2).  Anything else
  * leaves through a cold function that finishes the join. */
 static JOIN_INLINE void join_on_worker(spool__worker_t *w, spool_fn a, void *arg_a, spool_fn b,
                                        void *arg_b)
 {
     struct spool__join_frame_v1 frame;
     if (SPOOL__LIKELY(
-            spool__join_fork_v1(spool__deque_owner(&w->deque), &frame, a, arg_a, b, arg_b))) {
+            spool__join_fork_v2(spool__deque_owner(&w->deque), &frame, a, arg_a, b, arg_b))) {
         SPOOL__STAT_INC(spool__current_worker()->stats.jobs_executed);
         frame.fn(frame.arg);
     }
@@ -142,7 +142,7 @@ static JOIN_COLD void join_cold(spool_fn a, void *arg_a, spool_fn b, void *arg_b
 void spool__join_slow_v1(struct spool__join_frame_v1 *b, spool_fn a, void *arg_a)
 {
     spool__worker_t *w = spool__current_worker();
-    if (w == NULL) /* outside any pool (spool__tls_fork_v1's stand-in) */
+    if (w == NULL) /* outside any pool (spool__tls_fork_v2's stand-in) */
         join_cold(a, arg_a, b->fn, b->arg);
     else
         join_slow(w, (join_job_t *)(void *)b, a, arg_a);

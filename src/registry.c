@@ -18,8 +18,8 @@
 _Thread_local spool__worker_t *spool__tls_worker SPOOL__TLS_MODEL;
 /* Outside a pool spool_join_inline's fast push must fail: limit is below
  * every index.  Never written: the push fails before any store. */
-static struct spool__fork_owner_v1 fork_outside_pool = {.limit = INT64_MIN};
-__thread struct spool__fork_owner_v1 *spool__tls_fork_v1 = &fork_outside_pool;
+static struct spool__fork_owner_v2 fork_outside_pool = {.limit = INT64_MIN};
+__thread struct spool__fork_owner_v2 *spool__tls_fork_v2 = &fork_outside_pool;
 atomic_uint spool__fork_generation;
 
 static void *aligned_zalloc(size_t size)
@@ -342,7 +342,7 @@ static void *worker_main(void *arg)
     spool__worker_t *w = arg;
     spool_pool_t *reg = w->registry;
     spool__tls_worker = w;
-    spool__tls_fork_v1 = (struct spool__fork_owner_v1 *)(void *)&w->deque.bottom;
+    spool__tls_fork_v2 = (struct spool__fork_owner_v2 *)(void *)&w->deque.bottom;
 #ifdef __linux__
     char name[32];
     snprintf(name, sizeof name, "%s-%u", reg->thread_name, w->index);
@@ -360,7 +360,7 @@ static void *worker_main(void *arg)
         spool__worker_run(w, job, from);
     spool__worker_wait_until(w, &w->terminate);
     spool__tls_worker = NULL; /* the exit handler runs outside the pool */
-    spool__tls_fork_v1 = &fork_outside_pool;
+    spool__tls_fork_v2 = &fork_outside_pool;
     if (reg->exit_handler != NULL)
         reg->exit_handler(reg->handler_ctx, w->index);
     return NULL;
@@ -604,7 +604,7 @@ static void atfork_child(void)
     global_failed = false;
     atomic_fetch_add_explicit(&spool__fork_generation, 1, memory_order_relaxed);
     spool__tls_worker = NULL;
-    spool__tls_fork_v1 = &fork_outside_pool;
+    spool__tls_fork_v2 = &fork_outside_pool;
     pthread_mutex_unlock(&global_lock);
 }
 

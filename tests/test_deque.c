@@ -141,6 +141,94 @@ static void test_alert_after_last_public_job(void **state)
     spool__deque_destroy(&d);
 }
 
+/* The fast paths' window (deque.md, "The window"): the fast push and pop
+ * reach a slot through base, valid within one lap of the buffer, so the
+ * fast push fails at the lap's end and the fast pop below its start, and
+ * the slow paths move the window.  Thieves index the buffer with the mask:
+ * what the fast push wrote must be where they look. */
+static bool join_push(spool__deque_t *d, spool__job_t *job)
+{
+    if (spool__deque_push_private(d, job))
+        return true;
+    assert_true(spool__deque_push(d, job));
+    if (spool__deque_wants_publish(d)) {
+        bool was_empty;
+        (void)spool__deque_publish(d, &was_empty);
+    }
+    return false;
+}
+
+static spool__job_t *join_pop(spool__deque_t *d, bool *fast)
+{
+    spool__job_t *job = spool__deque_pop_private(d);
+    *fast = job != NULL;
+    return job != NULL ? job : spool__deque_pop(d);
+}
+
+static void test_window_moves_with_bottom(void **state)
+{
+    (void)state;
+    spool__deque_t d;
+    assert_int_equal(spool__deque_init(&d), 0);
+    enum { CAP = 256, START = 200, N = 120 }; /* the lap ends at index CAP */
+    static spool__job_t jobs[N], pad[START];
+    spool__job_t *out = NULL;
+    /* Move top to START: public jobs pushed and stolen. */
+    for (int i = 0; i < START; i++)
+        assert_true(spool__deque_push_public(&d, &pad[i]));
+    for (int i = 0; i < START; i++)
+        assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_SUCCESS);
+
+    for (int round = 0; round < 2; round++) {
+        assert_int_equal(spool__deque_len(&d), 0);
+        int64_t start = atomic_load(&d.top);
+        int64_t lap_end = (start / CAP + 1) * CAP;
+        assert_true(start + N > lap_end);
+        /* Index start + i: the first push is slow (no public job left, it
+         * publishes), then fast ones until the lap's end. */
+        for (int i = 0; i < N; i++) {
+            bool fast = join_push(&d, &jobs[i]);
+            assert_true(fast == (i != 0 && start + i != lap_end));
+        }
+        /* Back down: fast, except the pop below the lap's start (the
+         * window moves down) and the public job at the bottom. */
+        for (int i = N - 1; i >= 1; i--) {
+            bool fast;
+            assert_ptr_equal(join_pop(&d, &fast), &jobs[i]);
+            assert_true(fast == (start + i != lap_end - 1));
+        }
+        /* The window moved down with the alert in limit: the next push is
+         * slow and sets the bound.  Across the lap's start and back: slow
+         * at each crossing. */
+        bool fast;
+        int top_index = (int)(lap_end - start);
+        for (int i = 1; i < top_index; i++)
+            assert_true(join_push(&d, &jobs[i]) == (i != 1));
+        assert_false(join_push(&d, &jobs[top_index]));
+        assert_ptr_equal(join_pop(&d, &fast), &jobs[top_index]);
+        assert_true(fast);
+        assert_ptr_equal(join_pop(&d, &fast), &jobs[top_index - 1]);
+        assert_false(fast);
+        assert_false(join_push(&d, &jobs[top_index - 1])); /* back in the lower lap */
+        /* A thief finds each job where the fast push put it. */
+        assert_true(spool__deque_push(&d, &jobs[top_index]));
+        bool was_empty;
+        assert_int_equal(spool__deque_publish(&d, &was_empty), top_index);
+        for (int i = 0; i <= top_index; i++) {
+            assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_SUCCESS);
+            assert_ptr_equal(out, &jobs[i]);
+        }
+        assert_null(spool__deque_pop(&d));
+        /* Round 2 starts late in the next lap, and its pushes wrap the
+         * ring. */
+        for (int i = 0; i < CAP - N; i++) {
+            assert_true(spool__deque_push_public(&d, &pad[0]));
+            assert_int_equal(spool__deque_steal(&d, &out), SPOOL__STEAL_SUCCESS);
+        }
+    }
+    spool__deque_destroy(&d);
+}
+
 /* Rule 2 (deque.md) without a second load: a thief's demand is stored in
  * floor, so the fast pop (spool__deque_pop_private) fails until the owner
  * publishes, which serves it. */
@@ -297,6 +385,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sequential),
         cmocka_unit_test(test_alert_after_last_public_job),
+        cmocka_unit_test(test_window_moves_with_bottom),
         cmocka_unit_test(test_demand_stops_the_fast_pop),
         cmocka_unit_test(test_owner_against_three_thieves),
     };

@@ -109,6 +109,11 @@ check push_alert.c \
   -DSPOOL__DEQUE_LIMIT_RESET_ORDER=memory_order_relaxed \
   -DSPOOL__DEQUE_ALERT_ORDER=memory_order_relaxed
 
+check window.c \
+  -DSPOOL__DEQUE_ALERT_SPLIT_ORDER=memory_order_relaxed \
+  -DSPOOL__DEQUE_WINDOW_LIMIT_STORE=1 \
+  -DSPOOL__DEQUE_NO_WINDOW_DOWN=1
+
 check scope_credits.c \
   -DCOUNT_ON_PUBLISH=0 \
   -DDONE_ORDER=memory_order_relaxed \

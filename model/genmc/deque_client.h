@@ -1,6 +1,6 @@
 /*
  * The part the deque's GenMC clients (chase_lev.c, split_deque.c,
- * push_alert.c and the scope and FIFO ones) share: the
+ * push_alert.c, window.c and the scope and FIFO ones) share: the
  * deque built for GenMC with a 2-slot buffer (so a third push grows it),
  * JOBS jobs with a plain payload each, and take(), which checks a job's
  * payload and counts the take.

@@ -1,0 +1,68 @@
+/*
+ * GenMC client for the fast paths' window (src/deque.h, deque.md, "The
+ * window"), under RC11 and IMM: the owner's fast push and pop reach a slot
+ * through base, valid for the indices of one lap of the buffer, and a slow
+ * pop that takes bottom below the lap moves the window down
+ * (spool__deque_window_down), lowering limit to the window's end with a CAS
+ * that leaves a thief's alert up.
+ *
+ * main first brings the deque, alone, to: J2 and J3 public at indices 2 and
+ * 3, J4 private at 4, the buffer grown to 4 slots and the window [4, 8)
+ * (pushes and its own steals of J0 and J1, so that top is 2).  Then one
+ * thief steals once while main pops J4 (fast), pops J3 (the public pop,
+ * with J2 left: the window moves down to [0, 4)) and pushes J5 at index 3.
+ * If the thief takes J2, the last public job, its alert must survive the
+ * window's move, so that J5's push publishes.  After the thief is joined,
+ * main checks rule 1 as push_alert.c does, then pops the rest; every job
+ * must have been taken exactly once, its plain payload seen.
+ *
+ * Mutants (model/genmc/check.sh), each must be rejected:
+ *   -DSPOOL__DEQUE_WINDOW_LIMIT_STORE=1 (the window's limit stored plainly:
+ *                                       the alert is overwritten)
+ *   -DSPOOL__DEQUE_NO_WINDOW_DOWN=1     (the window left above bottom: J5's
+ *                                       fast push misses its slot)
+ */
+#define THIEVES 1
+#define JOBS 6
+#define DEQUE_CLIENT_OWNER 1
+#define DEQUE_CLIENT_PLAIN 1
+#include "deque_client.h"
+
+int main(void)
+{
+    spool__deque_init(&deque);
+    for (int i = 0; i < JOBS; i++)
+        jobs[i].payload = i + 1;
+    /* Alone: J0 and J1 pushed (each published: no public job was left)
+     * and stolen by main, J2 and J3 pushed and published, J4 private. */
+    owner_push(&jobs[0].base);
+    try_steal();
+    owner_push(&jobs[1].base);
+    owner_push(&jobs[2].base);
+    try_steal();
+    owner_push(&jobs[3].base);
+    owner_push(&jobs[4].base);
+    assert(atomic_load_explicit(&deque.top, memory_order_relaxed) == 2 &&
+           atomic_load_explicit(&deque.split, memory_order_relaxed) == 4 &&
+           atomic_load_explicit(&deque.bottom, memory_order_relaxed) == 5 && deque.lap == 4);
+
+    pthread_t thread;
+    pthread_create(&thread, NULL, thief, NULL);
+    spool__job_t *job = owner_pop();
+    assert(job == &jobs[4].base);
+    take(job);
+    if ((job = owner_pop()) != NULL)
+        take(job);
+    owner_push(&jobs[5].base);
+    pthread_join(thread, NULL);
+
+    int64_t top = atomic_load_explicit(&deque.top, memory_order_relaxed);
+    int64_t split = atomic_load_explicit(&deque.split, memory_order_relaxed);
+    int64_t bottom = atomic_load_explicit(&deque.bottom, memory_order_relaxed);
+    if (top >= split && bottom > split)
+        assert(atomic_load_explicit(&deque.limit, memory_order_relaxed) == SPOOL__DEQUE_ALERT);
+    while ((job = owner_pop()) != NULL)
+        take(job);
+    check_each_taken_once();
+    return 0;
+}
