@@ -155,16 +155,17 @@ void spool__join_finish_v1(struct spool__join_frame_v1 *b, spool__job_t *popped)
 
 void spool_join(spool_fn a, void *arg_a, spool_fn b, void *arg_b)
 {
-    spool__worker_t *w = spool__current_worker();
-    if (SPOOL__UNLIKELY(w == NULL)) {
-        join_cold(a, arg_a, b, arg_b);
-        return;
-    }
     /* Apart, so that each is one test and branch, not a flag or-ed into
      * the others'. */
     if (SPOOL__UNLIKELY(a == NULL))
         join_null();
     if (SPOOL__UNLIKELY(b == NULL))
         join_null();
-    join_on_worker(w, a, arg_a, b, arg_b);
+    /* No test for a caller outside any pool: its deque is a stand-in that
+     * no push fits in, and spool__join_slow_v1 sends it to join_cold. */
+    struct spool__join_frame_v1 frame;
+    if (SPOOL__LIKELY(spool__join_fork_v2(spool__tls_fork_v2, &frame, a, arg_a, b, arg_b))) {
+        SPOOL__STAT_INC(spool__current_worker()->stats.jobs_executed);
+        frame.fn(frame.arg);
+    }
 }
