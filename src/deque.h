@@ -324,6 +324,13 @@ static inline bool spool__deque_newest_private(spool__deque_t *d, int64_t *index
     return true;
 }
 
+/* Owner only: the job at index i of the window (spool__deque_newest_private's
+ * answer), read through base as the fast pop does. */
+static inline spool__job_t *spool__deque_window_job(spool__deque_t *d, int64_t i)
+{
+    return __atomic_load_n(spool__fork_slot_v2(spool__deque_owner(d), i), __ATOMIC_RELAXED);
+}
+
 /* Owner only: pops the newest job, at index (spool__deque_newest_private's
  * answer), without reading it again. */
 static inline void spool__deque_drop_newest(spool__deque_t *d, int64_t index)

@@ -51,15 +51,17 @@ static SPOOL__ALWAYS_INLINE void scope_complete(spool_scope_t *s, spool_pool_t *
          * the scope began, so popping reaches each before anything older. */
         /* Looked at once per scope: a timeline that starts meanwhile sees
          * the rest of these entries inside the job that runs the scope. */
-        bool in_place_ok = !fifo && !spool__worker_hand_on_each(owner);
-        while (s->local > 0) {
-            if (in_place_ok && run_newest_entry_in_place(s, owner))
-                continue;
-            spool__job_t *job = spool__worker_pop(owner);
-            if (SPOOL__UNLIKELY(job == NULL))
-                spool__abort("internal error: a scope's local spawn is missing");
-            SPOOL__STAT_INC(owner->stats.jobs_executed);
-            spool__worker_run(owner, job, SPOOL__FROM_OWN);
+        if (s->local > 0) { /* apart: a scope that spawned nothing sets nothing up */
+            bool in_place_ok = !fifo && !spool__worker_hand_on_each(owner);
+            do {
+                if (in_place_ok && run_newest_entry_in_place(s, owner))
+                    continue;
+                spool__job_t *job = spool__worker_pop(owner);
+                if (SPOOL__UNLIKELY(job == NULL))
+                    spool__abort("internal error: a scope's local spawn is missing");
+                SPOOL__STAT_INC(owner->stats.jobs_executed);
+                spool__worker_run(owner, job, SPOOL__FROM_OWN);
+            } while (s->local > 0);
         }
         s->local_open = SPOOL__LOCAL_CLOSED; /* later spawns, from jobs run below, count */
     }
@@ -406,7 +408,7 @@ static SPOOL__ALWAYS_INLINE bool run_newest_entry_in_place(spool_scope_t *s,
     int64_t index;
     if (!spool__deque_newest_private(&owner->deque, &index))
         return false;
-    spool__spawn_block_t *b = (spool__spawn_block_t *)spool__deque_private_job(&owner->deque, index);
+    spool__spawn_block_t *b = (spool__spawn_block_t *)spool__deque_window_job(&owner->deque, index);
     if (b->base.execute != spool__scope_local_execute || b->scope != s)
         return false;
     uint32_t n = --b->count;

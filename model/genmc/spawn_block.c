@@ -154,7 +154,7 @@ static bool owner_run_in_place(void)
     int64_t newest;
     if (!spool__deque_newest_private(&deque, &newest))
         return false;
-    block_t *b = (block_t *)spool__deque_private_job(&deque, newest);
+    block_t *b = (block_t *)spool__deque_window_job(&deque, newest);
     if (b->base.execute != local_execute)
         return false;
     assert(b->count > 0); /* a held block has an entry left */
