@@ -110,6 +110,7 @@ bool spool__deque_make_room(spool__deque_t *d, int64_t b)
     int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
     if (b >= t + d->mask + 1 && spool__deque_grow(d, t, b) == NULL)
         return false;
+    int64_t lap = d->lap;
     set_window(d, b & ~d->mask);
     /* The buffer's room, and no further than the window's end. */
     int64_t limit = t + d->mask + 1;
@@ -125,7 +126,8 @@ bool spool__deque_make_room(spool__deque_t *d, int64_t b)
      * thief's steal and publishes. */
     (void)atomic_exchange_explicit(&d->limit, limit, SPOOL__DEQUE_LIMIT_RESET_ORDER);
 #endif
-    spool__deque_floor_follows_split(d); /* up to the window's start */
+    if (d->lap != lap)
+        spool__deque_floor_follows_split(d); /* up to the window's start */
     return true;
 }
 
