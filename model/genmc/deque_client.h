@@ -67,6 +67,17 @@ static void check_each_taken_once(void)
         assert(atomic_load_explicit(&jobs[i].taken, memory_order_relaxed) == 1);
 }
 
+/* Rule 1 (deque.md, "The push alert"), once the thieves are joined: with
+ * the public part empty and private jobs left, the alert is up. */
+static inline void check_alert_rule(void)
+{
+    int64_t top = atomic_load_explicit(&deque.top, memory_order_relaxed);
+    int64_t split = atomic_load_explicit(&deque.split, memory_order_relaxed);
+    int64_t bottom = atomic_load_explicit(&deque.bottom, memory_order_relaxed);
+    if (top >= split && bottom > split)
+        assert(atomic_load_explicit(&deque.limit, memory_order_relaxed) == SPOOL__DEQUE_ALERT);
+}
+
 #ifdef DEQUE_CLIENT_OWNER
 /* The owner's side as join does it: the fast private push and pop, else the
  * slow ones (spool__worker_push and spool__worker_pop without the sleep

@@ -36,11 +36,7 @@ int main(void)
         owner_push(&jobs[i].base);
     }
     pthread_join(thread, NULL);
-    int64_t top = atomic_load_explicit(&deque.top, memory_order_relaxed);
-    int64_t split = atomic_load_explicit(&deque.split, memory_order_relaxed);
-    int64_t bottom = atomic_load_explicit(&deque.bottom, memory_order_relaxed);
-    if (top >= split && bottom > split)
-        assert(atomic_load_explicit(&deque.limit, memory_order_relaxed) == SPOOL__DEQUE_ALERT);
+    check_alert_rule();
     spool__job_t *job;
     while ((job = owner_pop()) != NULL)
         take(job);
