@@ -744,13 +744,15 @@ typedef struct install_job {
 static void install_job_execute(spool__job_t *job)
 {
     install_job_t *j = (install_job_t *)job;
-    spool_pool_t *reg = j->registry; /* j dies once the latch is set */
     j->fn(j->arg);
+    /* j dies once the latch is set.  The installer drops the work count
+     * once its wait returns (spool__registry_in_worker), not the job: the
+     * installer may still be in the injection's wake-up, reading the pool,
+     * when the job has run. */
     if (j->spin != NULL)
         spool__spin_latch_set(j->spin);
     else
         spool__lock_latch_set(j->lock);
-    spool__registry_work_done(reg);
 }
 
 bool spool__install_describe(const spool__job_t *job, spool__job_info_t *info)
@@ -790,8 +792,7 @@ int spool__registry_in_worker(spool_pool_t *reg, spool_fn fn, void *arg)
             spool__lock_latch_destroy(&latch);
         }
     }
-    if (err != 0)
-        spool__registry_work_done(reg);
+    spool__registry_work_done(reg); /* after the wait: see install_job_execute */
     return err;
 }
 
