@@ -79,11 +79,6 @@ SPOOL_API void spool__join_slow_v1(struct spool__join_frame_v1 *b, spool_fn a, v
  * gave, NULL for nothing): finishes the join as spool_join does. */
 SPOOL_API void spool__join_finish_v1(struct spool__join_frame_v1 *b, struct spool__job *popped);
 
-/* The owner's fast push and pop: the library's own (src/deque.h calls
- * these), relaxed, the owner's own words; thieves see a job only once the
- * library publishes it.  The push fails when the buffer is full or the
- * public part ran out (limit), the pop when the newest job is public or a
- * thief asked for work (floor): the library then does it the slow way. */
 /* The slot of index i, which lies in the window (floor <= i < limit). */
 static inline __attribute__((always_inline)) struct spool__job **
 spool__fork_slot_v2(struct spool__fork_owner_v2 *owner, int64_t i)
@@ -91,6 +86,11 @@ spool__fork_slot_v2(struct spool__fork_owner_v2 *owner, int64_t i)
     return (struct spool__job **)(owner->base + (uintptr_t)i * sizeof(struct spool__job *));
 }
 
+/* The owner's fast push and pop: the library's own (src/deque.h calls
+ * these), relaxed, the owner's own words; thieves see a job only once the
+ * library publishes it.  The push fails when the buffer is full or the
+ * public part ran out (limit), the pop when the newest job is public or a
+ * thief asked for work (floor): the library then does it the slow way. */
 static inline __attribute__((always_inline)) int
 spool__fork_push_v2(struct spool__fork_owner_v2 *owner, struct spool__job *job)
 {

@@ -85,10 +85,9 @@ static void set_window(spool__deque_t *d, int64_t lap)
     d->base = (uintptr_t)d->slots - (uintptr_t)lap * sizeof *d->slots;
 }
 
-void spool__deque_window_down(spool__deque_t *d)
+void spool__deque_window_down(spool__deque_t *d, int64_t bottom)
 {
-    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
-    set_window(d, b & ~d->mask);
+    set_window(d, bottom & ~d->mask);
     /* limit must not pass the window's end: the alert, so that the next
      * push takes the slow path, which sets the bound (and takes a thief's
      * alert back as it always does).  An exchange, not a store: it keeps a
@@ -162,9 +161,7 @@ spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b)
     if (t < b) {
         /* split stays one lower; floor follows it, and the window too if
          * bottom left it. */
-        if (b < d->lap && !SPOOL__DEQUE_NO_WINDOW_DOWN)
-            spool__deque_window_down(d);
-        else
+        if (!spool__deque_window_follows(d, b))
             spool__deque_floor_follows_split(d);
         return job;
     }

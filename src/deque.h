@@ -219,8 +219,8 @@ static inline int64_t spool__deque_floor_bound(const spool__deque_t *d)
 
 /* Owner only, after split or the window moved without serving a demand (a
  * public pop, a new window): floor follows, unless a demand is up, which
- * stays for the next pop to serve.  A CAS, so that a demand stored meanwhile is not overwritten, and
- * the owner never stores the demand itself: every write of floor after a
+ * stays for the next pop to serve.  A CAS, so that a demand stored
+ * meanwhile is not overwritten, and the owner never stores the demand itself: every write of floor after a
  * thief's is a read-modify-write, which keeps that thief's release sequence
  * going to the exchange that serves it (spool__deque_publish). */
 static inline void spool__deque_floor_follows_split(spool__deque_t *d)
@@ -240,9 +240,19 @@ spool__deque_buf_t *spool__deque_grow(spool__deque_t *d, int64_t top, int64_t bo
 /* Owner only: spool__deque_room's slow path (b >= limit: the buffer looks
  * full, the window ends, or the alert is up); moves the window to b's. */
 bool spool__deque_make_room(spool__deque_t *d, int64_t b);
-/* Owner only: moves the window down to bottom's, after a slow pop left
- * bottom below it. */
-void spool__deque_window_down(spool__deque_t *d);
+/* Owner only: moves the window down to bottom's lap, after a slow pop left
+ * bottom (its new value) below it. */
+void spool__deque_window_down(spool__deque_t *d, int64_t bottom);
+
+/* Owner only, after a slow pop set bottom: moves the window down if bottom
+ * left it.  True if it moved (floor then followed split too). */
+static inline bool spool__deque_window_follows(spool__deque_t *d, int64_t bottom)
+{
+    if (SPOOL__LIKELY(bottom >= d->lap) || SPOOL__DEQUE_NO_WINDOW_DOWN)
+        return false;
+    spool__deque_window_down(d, bottom);
+    return true;
+}
 /* Owner only: the public pop (fence, and a CAS for the last job); see
  * spool__deque_pop. */
 spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b);
@@ -404,8 +414,7 @@ static inline spool__job_t *spool__deque_pop(spool__deque_t *d)
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed) - 1;
     if (SPOOL__LIKELY(b >= d->owner_split - SPOOL__DEQUE_PRIVATE_SLACK)) {
         atomic_store_explicit(&d->bottom, b, memory_order_relaxed);
-        if (SPOOL__UNLIKELY(b < d->lap) && !SPOOL__DEQUE_NO_WINDOW_DOWN)
-            spool__deque_window_down(d);
+        spool__deque_window_follows(d, b);
         return atomic_load_explicit(&d->slots[b & d->mask], memory_order_relaxed);
     }
     return spool__deque_pop_public(d, b);

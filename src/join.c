@@ -97,13 +97,13 @@ static JOIN_COLD void join_slow(spool__worker_t *w, join_job_t *job_b, spool_fn 
 
 /* The whole fast path is here, in the caller's frame: push b, run a, pop b,
  * run b, as spool_join_inline does it (spool__join_fork_v2).  Anything else
- * leaves through a cold function that finishes the join. */
-static JOIN_INLINE void join_on_worker(spool__worker_t *w, spool_fn a, void *arg_a, spool_fn b,
-                                       void *arg_b)
+ * leaves through a cold function that finishes the join.  No test for a
+ * caller outside any pool: its deque is a stand-in that no push fits in,
+ * and spool__join_slow_v1 sends it to join_cold. */
+static JOIN_INLINE void join_fork(spool_fn a, void *arg_a, spool_fn b, void *arg_b)
 {
     struct spool__join_frame_v1 frame;
-    if (SPOOL__LIKELY(
-            spool__join_fork_v2(spool__deque_owner(&w->deque), &frame, a, arg_a, b, arg_b))) {
+    if (SPOOL__LIKELY(spool__join_fork_v2(spool__tls_fork_v2, &frame, a, arg_a, b, arg_b))) {
         SPOOL__STAT_INC(spool__current_worker()->stats.jobs_executed);
         frame.fn(frame.arg);
     }
@@ -117,7 +117,7 @@ typedef struct join_args {
 static void join_in_worker(void *arg)
 {
     join_args_t *j = arg;
-    join_on_worker(spool__current_worker(), j->a, j->arg_a, j->b, j->arg_b);
+    join_fork(j->a, j->arg_a, j->b, j->arg_b);
 }
 
 static JOIN_COLD void join_null(void)
@@ -161,11 +161,5 @@ void spool_join(spool_fn a, void *arg_a, spool_fn b, void *arg_b)
         join_null();
     if (SPOOL__UNLIKELY(b == NULL))
         join_null();
-    /* No test for a caller outside any pool: its deque is a stand-in that
-     * no push fits in, and spool__join_slow_v1 sends it to join_cold. */
-    struct spool__join_frame_v1 frame;
-    if (SPOOL__LIKELY(spool__join_fork_v2(spool__tls_fork_v2, &frame, a, arg_a, b, arg_b))) {
-        SPOOL__STAT_INC(spool__current_worker()->stats.jobs_executed);
-        frame.fn(frame.arg);
-    }
+    join_fork(a, arg_a, b, arg_b);
 }

@@ -736,7 +736,6 @@ typedef struct install_job {
     spool__job_t base;
     spool_fn fn;
     void *arg;
-    spool_pool_t *registry;
     spool__spin_latch_t *spin; /* the caller is a worker of another pool */
     spool__lock_latch_t *lock; /* the caller is outside any pool */
 } install_job_t;
@@ -770,7 +769,7 @@ int spool__registry_in_worker(spool_pool_t *reg, spool_fn fn, void *arg)
     if (err != 0)
         return err;
     install_job_t job = {
-        .base.execute = install_job_execute, .fn = fn, .arg = arg, .registry = reg};
+        .base.execute = install_job_execute, .fn = fn, .arg = arg};
     spool__worker_t *w = spool__current_worker();
     if (w != NULL) {
         /* A worker of another pool keeps running its own pool's jobs while

@@ -3,8 +3,8 @@
  * window"), under RC11 and IMM: the owner's fast push and pop reach a slot
  * through base, valid for the indices of one lap of the buffer, and a slow
  * pop that takes bottom below the lap moves the window down
- * (spool__deque_window_down), lowering limit to the window's end with a CAS
- * that leaves a thief's alert up.
+ * (spool__deque_window_down), putting the alert in limit with an exchange,
+ * which keeps a thief's alert in that thief's release sequence.
  *
  * main first brings the deque, alone, to: J2 and J3 public at indices 2 and
  * 3, J4 private at 4, the buffer grown to 4 slots and the window [4, 8)
