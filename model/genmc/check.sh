@@ -5,6 +5,9 @@
 #
 #   model/genmc/check.sh [GENMC_BINARY]
 #
+# GENMC_JOBS=N runs N GenMC runs at a time (default 1); each run's line
+# ends with its seconds, and the lines come in the order listed below.
+#
 # Without an argument it uses $GENMC, or builds GenMC from the team's source
 # (../shared/tools/genmc beside the repository; the build installs clang-19
 # and friends from Debian as root, and takes several minutes; GENMC_BUILD
@@ -13,6 +16,41 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+flags=(-I "$root/src" -I "$root/include" -D_GNU_SOURCE)
+
+# One GenMC run, which the script asks of itself (xargs, below): --one
+# INDEX MODEL CLIENT MUTANT IPR, with the binary in $SPOOL_GENMC_BINARY;
+# MODEL is -rc11 or -imm, MUTANT a flag or "-" for the client as built, IPR
+# "ipr" or "noipr" (see noipr: below).  Prints one line: the client, the
+# model, what was run, GenMC's verdict (pass, fail, or broken when it gave
+# none) and the run's seconds; a mutant's line ends with "(must fail)".
+if [ "${1:-}" = --one ]; then
+  mm=$3 client=$4 mutant=$5 ipr=$6
+  genmc=$SPOOL_GENMC_BINARY
+  extra=()
+  [ "$ipr" = noipr ] && extra=(-disable-ipr)
+  args=()
+  [ "$mutant" = - ] || args=("$mutant")
+  t0=$(date +%s)
+  out=$("$genmc" "$mm" ${extra[@]+"${extra[@]}"} -- "${flags[@]}" ${args[@]+"${args[@]}"} "$here/$client" 2>&1) || true
+  secs=$(($(date +%s) - t0))
+  if grep -q "No errors were detected" <<<"$out"; then
+    verdict=pass
+  elif grep -qE "^Error: " <<<"$out"; then
+    verdict=fail
+  else
+    echo "model/genmc: GenMC gave no verdict on $client $mm $mutant:" >&2
+    echo "$out" >&2
+    verdict=broken
+  fi
+  if [ "$mutant" = - ]; then
+    echo "genmc $client $mm as built: $verdict (${secs}s)"
+  else
+    echo "genmc $client $mm${extra[*]+ ${extra[*]}} with $mutant: $verdict (must fail) (${secs}s)"
+  fi
+  exit 0
+fi
+
 genmc=${1:-${GENMC:-}}
 if [ -z "$genmc" ]; then
   tools=$root/../shared/tools/genmc
@@ -30,23 +68,6 @@ if [ -z "$genmc" ]; then
 fi
 [ -x "$genmc" ] || { echo "model/genmc: $genmc is not an executable" >&2; exit 1; }
 
-flags=(-I "$root/src" -I "$root/include" -D_GNU_SOURCE)
-extra=() # GenMC options for one mutant (see noipr: below)
-run() { # $1: model, $2: client, rest: extra flags; prints GenMC's verdict line
-  local out
-  out=$("$genmc" "$1" ${extra[@]+"${extra[@]}"} -- "${flags[@]}" "${@:3}" "$2" 2>&1) || true
-  if grep -q "No errors were detected" <<<"$out"; then
-    echo pass
-  elif grep -qE "^Error: " <<<"$out"; then
-    echo fail
-  else
-    echo "model/genmc: GenMC gave no verdict on $2 $*:" >&2
-    echo "$out" >&2
-    echo broken
-  fi
-}
-
-status=0
 # check CLIENT MUTANT...: the client must pass under both models, and each
 # mutant (one flag) must fail under both.  A mutant written rc11:FLAG must
 # fail under RC11 only: it breaks an order that C11 needs but that IMM, a
@@ -55,40 +76,30 @@ status=0
 # with -disable-ipr: it makes two threads store to one atomic without
 # ordering them, which GenMC's in-place revisiting stops at as "unordered
 # writes" before it reaches the assertion the mutant breaks.
+# check only lists the runs (a client as built under both models first,
+# then its mutants); they are done below, GENMC_JOBS at a time (default 1),
+# in the order listed: the clients with the longest runs come first, so
+# that parallel runs end together.
+runs=()
 check() { # $1: client; rest: mutant flags, one per word
-  local client=$here/$1 name=$1 mm verdict mutant
+  local client=$1 mm mutant ipr
   shift
+  runs+=("-rc11 $client - ipr" "-imm $client - ipr")
   for mm in -rc11 -imm; do
-    extra=()
-    verdict=$(run "$mm" "$client")
-    echo "genmc $name $mm as built: $verdict"
-    [ "$verdict" = pass ] || status=1
     for mutant in "$@"; do
-      extra=()
+      ipr=ipr
       if [ "${mutant#noipr:}" != "$mutant" ]; then
-        extra=(-disable-ipr)
+        ipr=noipr
         mutant=${mutant#noipr:}
       fi
       if [ "${mutant#rc11:}" != "$mutant" ]; then
         [ "$mm" = -rc11 ] || continue
         mutant=${mutant#rc11:}
       fi
-      verdict=$(run "$mm" "$client" "$mutant")
-      echo "genmc $name $mm${extra[*]+ ${extra[*]}} with $mutant: $verdict (must fail)"
-      [ "$verdict" = fail ] || status=1
+      runs+=("$mm $client $mutant $ipr")
     done
   done
 }
-
-check lock_latch.c \
-  -DSPOOL__LOCK_LATCH_SET_ORDER=memory_order_relaxed \
-  -DSPOOL__LOCK_LATCH_SEEN_ORDER=memory_order_relaxed
-
-check chase_lev.c \
-  -DSPOOL__DEQUE_PUBLISH_ORDER=memory_order_relaxed \
-  -DSPOOL__DEQUE_STEAL_SPLIT_ORDER=memory_order_relaxed \
-  -DSPOOL__DEQUE_POP_FENCED=0 \
-  -DSPOOL__DEQUE_STEAL_FENCED=0
 
 check split_deque.c \
   -DSPOOL__DEQUE_PUBLISH_ORDER=memory_order_relaxed \
@@ -103,32 +114,38 @@ check split_deque.c \
   -DSPOOL__DEQUE_SERVE_ORDER=memory_order_relaxed \
   -DSPOOL__DEQUE_DEMAND_ORDER=memory_order_relaxed
 
-check push_alert.c \
-  -DSPOOL__DEQUE_NO_ALERT=1 \
-  -DSPOOL__DEQUE_LIMIT_RESET_STORE=1 \
-  -DSPOOL__DEQUE_LIMIT_RESET_ORDER=memory_order_relaxed \
-  -DSPOOL__DEQUE_ALERT_ORDER=memory_order_relaxed
-
-check window.c \
-  -DSPOOL__DEQUE_ALERT_SPLIT_ORDER=memory_order_relaxed \
-  -DSPOOL__DEQUE_WINDOW_LIMIT_STORE=1 \
-  -DSPOOL__DEQUE_NO_WINDOW_DOWN=1
-
-check scope_credits.c \
-  -DCOUNT_ON_PUBLISH=0 \
-  -DDONE_ORDER=memory_order_relaxed \
-  -DLAST_COUNT_ORDER=memory_order_relaxed
-
 check spawn_block.c \
   -DCOUNT_ALL_ON_PUBLISH=0 \
   -DCLOSE_ON_PUBLISH=0 \
   -DDONE_ORDER=memory_order_relaxed \
   -DIN_PLACE_KEEP_EMPTY=1
 
+check scope_credits.c \
+  -DCOUNT_ON_PUBLISH=0 \
+  -DDONE_ORDER=memory_order_relaxed \
+  -DLAST_COUNT_ORDER=memory_order_relaxed
+
+check window.c \
+  -DSPOOL__DEQUE_ALERT_SPLIT_ORDER=memory_order_relaxed \
+  -DSPOOL__DEQUE_WINDOW_LIMIT_STORE=1 \
+  -DSPOOL__DEQUE_NO_WINDOW_DOWN=1
+
 check fifo_ticket.c \
   -DCLOSE_ON_PUBLISH=0 \
   -DCOUNT_ON_PUBLISH=0 \
   -DDONE_ORDER=memory_order_relaxed
+
+check push_alert.c \
+  -DSPOOL__DEQUE_NO_ALERT=1 \
+  -DSPOOL__DEQUE_LIMIT_RESET_STORE=1 \
+  -DSPOOL__DEQUE_LIMIT_RESET_ORDER=memory_order_relaxed \
+  -DSPOOL__DEQUE_ALERT_ORDER=memory_order_relaxed
+
+check chase_lev.c \
+  -DSPOOL__DEQUE_PUBLISH_ORDER=memory_order_relaxed \
+  -DSPOOL__DEQUE_STEAL_SPLIT_ORDER=memory_order_relaxed \
+  -DSPOOL__DEQUE_POP_FENCED=0 \
+  -DSPOOL__DEQUE_STEAL_FENCED=0
 
 check fifo_segments.c \
   -DSPOOL__FIFO_QUEUE_FRONT_ORDER=memory_order_relaxed \
@@ -141,8 +158,30 @@ check trace_ring.c \
   -DSPOOL__TRACE_PUBLISH_ORDER=memory_order_relaxed \
   -DSPOOL__TRACE_COUNT_ORDER=memory_order_relaxed
 
+check lock_latch.c \
+  -DSPOOL__LOCK_LATCH_SET_ORDER=memory_order_relaxed \
+  -DSPOOL__LOCK_LATCH_SEEN_ORDER=memory_order_relaxed
+
+# Each run's line goes to a file of its own, printed in the order above.
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+for i in "${!runs[@]}"; do
+  echo "$i ${runs[$i]}"
+done | SPOOL_GENMC_BINARY=$genmc xargs -P "${GENMC_JOBS:-1}" -L 1 sh -c \
+  'out=$1; shift; "$0" --one "$@" >"$out/$1" 2>&1' "$here/check.sh" "$out" || true
+# (A run that left no verdict line fails below.)
+status=0
+for i in "${!runs[@]}"; do
+  cat "$out/$i"
+  line=$(grep '^genmc ' "$out/$i" || echo "genmc run $i gave no line")
+  case "$line" in
+    *"(must fail)"*) [ "${line#*: fail (must fail)}" != "$line" ] || status=1 ;;
+    *) [ "${line#*as built: pass }" != "$line" ] || status=1 ;;
+  esac
+done
+
 if [ $status -ne 0 ]; then
   echo "model/genmc: FAILED"
   exit 1
 fi
-echo "model/genmc: all checks passed"
+echo "model/genmc: all checks passed (${#runs[@]} runs)"
