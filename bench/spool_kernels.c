@@ -2,9 +2,10 @@
  * through spool_pool_install (the caller blocks outside it); W4 and W5
  * submit from the caller, which is never a pool thread. */
 #include <spool.h>
-#ifdef SPOOL_BENCH_INLINE_JOIN
+#if defined(SPOOL_BENCH_INLINE_JOIN) || defined(SPOOL_BENCH_FORK_JOIN)
 #include <spool_inline.h>
-/* spool-peer-inline: the same kernels with the join compiled in. */
+/* spool-peer-inline and spool-peer-fork: the same kernels with the join
+ * compiled in (spool-peer-fork's fib: a fork and a sync, below). */
 #define spool_join spool_join_inline
 #endif
 
@@ -25,6 +26,38 @@ typedef struct fib_task {
     long n, result;
 } fib_task_t;
 
+#ifdef SPOOL_BENCH_FORK_JOIN
+/* fib(n-2) offered to thieves, fib(n-1) run, fib(n-2) run here unless a
+ * thief took it: typed calls, as in the sequential fib, except for a b
+ * that a thief (or the sync's wait) runs through fib_b. */
+static long fib_typed(long n);
+
+static void fib_b(void *arg)
+{
+    fib_task_t *t = arg;
+    t->result = fib_typed(t->n);
+}
+
+static long fib_typed(long n)
+{
+    if (n < 2)
+        return n;
+    fib_task_t b; /* b.result: written by whichever runs b */
+    b.n = n - 2;
+    spool_fork_t f;
+    spool_fork_inline(&f, fib_b, &b);
+    long a = fib_typed(n - 1);
+    if (spool_sync_inline(&f))
+        b.result = fib_typed(n - 2);
+    return a + b.result;
+}
+
+static void fib(void *arg)
+{
+    fib_task_t *t = arg;
+    t->result = fib_typed(t->n);
+}
+#else
 static void fib(void *arg)
 {
     fib_task_t *t = arg;
@@ -36,6 +69,7 @@ static void fib(void *arg)
     spool_join(fib, &a, fib, &b);
     t->result = a.result + b.result;
 }
+#endif
 
 /* ---- W2 spawn -------------------------------------------------------------- */
 

@@ -1,5 +1,6 @@
 /*
- * spool_inline.h: spool_join_inline, a spool_join compiled into its caller.
+ * spool_inline.h: spool_join_inline, a spool_join compiled into its caller,
+ * and spool_fork_inline / spool_sync_inline, the same join split in two.
  *
  * spool_join is a call into the library, and a dozen of the instructions
  * of its fork path are the call itself, the NULL tests and the saving of
@@ -20,9 +21,17 @@
  * symbol) instead of running it wrong.  Programs that want no such tie use
  * spool_join.
  *
+ * spool_fork_inline and spool_sync_inline take the join apart: the fork
+ * offers b to thieves, the caller then runs its own code (a, called
+ * directly), and the sync tells it whether b is still its own to run.  Then
+ * the caller runs b itself, directly too, so that neither half goes through
+ * a function pointer and a void * in the common case: arguments and results
+ * stay in registers, as in a plain recursive call.  b(arg_b) is called only
+ * if a thief takes it (or the library finds it while it waits).
+ *
  * Compilers: gcc and clang (the header uses their __atomic built-ins and
- * __thread); elsewhere spool_join_inline is spool_join.  C99 or later, C++11
- * or later.
+ * __thread); elsewhere spool_join_inline is spool_join, and the fork and
+ * the sync call the library for every step.  C99 or later, C++11 or later.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -37,12 +46,39 @@
 extern "C" {
 #endif
 
-#if defined(__GNUC__)
-
 /* Internal to spool, layout version 1: do not use these names directly. */
 
 /* A job as the library's deques hold it; spool_join's b is one. */
 struct spool__job;
+
+/* b of a join, on the joining worker's stack (src/join.c's join_job_t).
+ * latch is 0 until a thief that ran b sets it.  A fork that pushed nothing
+ * (outside any pool, or no room) leaves execute NULL. */
+struct spool__join_frame_v1 {
+    void (*execute)(struct spool__job *job);
+    spool_fn fn;
+    void *arg;
+    int latch;
+};
+
+/* A thief runs b through this. */
+SPOOL_API void spool__join_execute_v1(struct spool__job *job);
+/* The fork's fast push found no room (or this thread is outside any pool):
+ * pushes b the slow way, or leaves execute NULL if it cannot. */
+SPOOL_API void spool__fork_slow_v1(struct spool__join_frame_v1 *b);
+/* The sync's fast pop did not give b back (popped: what it gave, NULL for
+ * nothing): 1 if b is still the caller's to run, 0 once b has run. */
+SPOOL_API int spool__sync_finish_v1(struct spool__join_frame_v1 *b, struct spool__job *popped);
+
+/*
+ * A fork in progress (spool_fork_inline to spool_sync_inline), on the
+ * forking thread's stack.  Its fields are the library's.
+ */
+typedef struct spool_fork {
+    struct spool__join_frame_v1 spool__frame;
+} spool_fork_t;
+
+#if defined(__GNUC__)
 
 /* The owner's part of a worker's deque (src/deque.h, from bottom on):
  * jobs at indices below bottom; the fast push needs bottom < limit, the
@@ -56,22 +92,11 @@ struct spool__fork_owner_v2 {
     uintptr_t base;
 };
 
-/* b of a join, on the joining worker's stack (src/join.c's join_job_t).
- * latch is 0 until a thief that ran b sets it. */
-struct spool__join_frame_v1 {
-    void (*execute)(struct spool__job *job);
-    spool_fn fn;
-    void *arg;
-    int latch;
-};
-
 /* The deque of the worker running on this thread.  Outside any pool, a
  * stand-in whose limit is below every index, so that the fast push fails
  * there and sends the join to the library without a test of its own. */
 SPOOL_API extern __thread struct spool__fork_owner_v2 *spool__tls_fork_v2
     __attribute__((tls_model("initial-exec")));
-/* A thief runs b through this. */
-SPOOL_API void spool__join_execute_v1(struct spool__job *job);
 /* The fast push found no room (or b must be public, or this thread is
  * outside any pool): joins the slow way. */
 SPOOL_API void spool__join_slow_v1(struct spool__join_frame_v1 *b, spool_fn a, void *arg_a);
@@ -113,12 +138,9 @@ spool__fork_pop_v2(struct spool__fork_owner_v2 *owner)
     return __atomic_load_n(spool__fork_slot_v2(owner, bottom), __ATOMIC_RELAXED);
 }
 
-/* The join's common path, spool_join's and spool_join_inline's: b's job
- * built in frame and pushed, a run, b popped back.  Returns 1 if b is back
- * (the caller runs it), 0 if the library finished the join. */
-static inline __attribute__((always_inline)) int
-spool__join_fork_v2(struct spool__fork_owner_v2 *owner, struct spool__join_frame_v1 *frame,
-                    spool_fn a, void *arg_a, spool_fn b, void *arg_b)
+/* b's job, built in frame. */
+static inline __attribute__((always_inline)) void
+spool__join_frame_init_v1(struct spool__join_frame_v1 *frame, spool_fn b, void *arg_b)
 {
     /* Atomic (relaxed) only so that gcc stores it alone: it packed the two
      * words into an SSE register, which took more instructions. */
@@ -126,6 +148,16 @@ spool__join_fork_v2(struct spool__fork_owner_v2 *owner, struct spool__join_frame
     frame->fn = b;
     frame->arg = arg_b;
     frame->latch = 0;
+}
+
+/* The join's common path, spool_join's and spool_join_inline's: b's job
+ * built in frame and pushed, a run, b popped back.  Returns 1 if b is back
+ * (the caller runs it), 0 if the library finished the join. */
+static inline __attribute__((always_inline)) int
+spool__join_fork_v2(struct spool__fork_owner_v2 *owner, struct spool__join_frame_v1 *frame,
+                    spool_fn a, void *arg_a, spool_fn b, void *arg_b)
+{
+    spool__join_frame_init_v1(frame, b, arg_b);
     if (__builtin_expect(!spool__fork_push_v2(owner, (struct spool__job *)(void *)frame), 0)) {
         spool__join_slow_v1(frame, a, arg_a);
         return 0;
@@ -159,11 +191,73 @@ static inline __attribute__((always_inline)) void spool_join_inline(spool_fn a, 
         b(frame.arg); /* b, not frame.fn: a constant b is called directly */
 }
 
-#else /* not gcc or clang: the library's join */
+/*
+ * spool_fork_inline: the first half of a join of the caller's own code
+ * with b(arg_b): b is offered to thieves, as spool_join's b is, and the
+ * caller goes on with its half.  spool_sync_inline(f) ends the join; a
+ * thread's forks end newest first (as nested joins do), each before its
+ * caller returns, and *f stays where it is (the caller's stack) until
+ * then.  In between the caller may do what spool_join's a may: join, fork,
+ * open scopes, spawn.  Outside any pool nothing is offered, and the sync
+ * gives b back: both halves run on the caller (where spool_join would
+ * enter the global pool).
+ * Threads: any; the fork and its sync on the same thread.
+ * Returns: nothing.  A NULL b is a programming error: it prints one line
+ * naming spool_fork_inline to stderr and aborts.
+ */
+static inline __attribute__((always_inline)) void spool_fork_inline(spool_fork_t *f, spool_fn b,
+                                                                   void *arg_b)
+{
+    struct spool__join_frame_v1 *frame = &f->spool__frame;
+    spool__join_frame_init_v1(frame, b, arg_b);
+    /* The NULL test folds away for a constant b. */
+    if (__builtin_expect(b == (spool_fn)0 ||
+                             !spool__fork_push_v2(spool__tls_fork_v2,
+                                                  (struct spool__job *)(void *)frame),
+                         0))
+        spool__fork_slow_v1(frame);
+}
+
+/*
+ * spool_sync_inline: ends the join that spool_fork_inline(f, b, arg_b)
+ * began.  If b is still on this thread's deque it is taken back unrun, and
+ * the caller must run it now, itself: b(arg_b), or the same work written
+ * out, which is what makes the pair fast.  If a thief took b, waits for it
+ * to finish, running other jobs meanwhile.
+ * Threads: the thread that made the fork.
+ * Returns: 1 if b has not run and the caller is to run it; 0 if b has run
+ * (on a thief, or on this thread while it waited), its writes visible to
+ * the caller.
+ */
+static inline __attribute__((always_inline)) int spool_sync_inline(spool_fork_t *f)
+{
+    struct spool__join_frame_v1 *frame = &f->spool__frame;
+    struct spool__job *popped = spool__fork_pop_v2(spool__tls_fork_v2);
+    if (__builtin_expect(popped == (struct spool__job *)(void *)frame, 1))
+        return 1;
+    return spool__sync_finish_v1(frame, popped);
+}
+
+#else /* not gcc or clang: the library's join, and every step of a fork */
 
 static inline void spool_join_inline(spool_fn a, void *arg_a, spool_fn b, void *arg_b)
 {
     spool_join(a, arg_a, b, arg_b);
+}
+
+static inline void spool_fork_inline(spool_fork_t *f, spool_fn b, void *arg_b)
+{
+    f->spool__frame.execute = spool__join_execute_v1;
+    f->spool__frame.fn = b;
+    f->spool__frame.arg = arg_b;
+    f->spool__frame.latch = 0;
+    spool__fork_slow_v1(&f->spool__frame);
+}
+
+/* NULL: nothing popped yet, so the library pops. */
+static inline int spool_sync_inline(spool_fork_t *f)
+{
+    return spool__sync_finish_v1(&f->spool__frame, (struct spool__job *)0);
 }
 
 #endif

@@ -153,6 +153,33 @@ void spool__join_finish_v1(struct spool__join_frame_v1 *b, spool__job_t *popped)
     join_finish(spool__current_worker(), (join_job_t *)(void *)b, popped);
 }
 
+void spool__fork_slow_v1(struct spool__join_frame_v1 *b)
+{
+    if (SPOOL__UNLIKELY(b->fn == NULL))
+        spool__abort("spool_fork_inline: NULL function");
+    spool__worker_t *w = spool__current_worker();
+    /* Outside any pool, or no room for b (the deque could not grow): b
+     * stays the caller's, which its sync tells by the NULL. */
+    if (w == NULL || !spool__worker_push(w, (spool__job_t *)(void *)b))
+        b->execute = NULL;
+}
+
+int spool__sync_finish_v1(struct spool__join_frame_v1 *b, spool__job_t *popped)
+{
+    spool__worker_t *w = spool__current_worker();
+    if (b->execute == NULL) {
+        /* The fork pushed nothing, so the sync's pop took an older job (on
+         * a worker whose deque could not grow): back where it was, a slot
+         * that is there (else it runs now, as a waiting owner may run any
+         * of its jobs). */
+        if (popped != NULL && !spool__worker_push(w, popped))
+            spool__worker_run(w, popped, SPOOL__FROM_OWN);
+        return 1;
+    }
+    join_finish(w, (join_job_t *)(void *)b, popped);
+    return 0;
+}
+
 void spool_join(spool_fn a, void *arg_a, spool_fn b, void *arg_b)
 {
     /* Apart, so that each is one test and branch, not a flag or-ed into

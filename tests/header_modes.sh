@@ -19,6 +19,10 @@ static void half(void *arg) { (void)arg; }
 int main(void)
 {
     spool_join_inline(half, NULL, half, NULL);
+    spool_fork_t f;
+    spool_fork_inline(&f, half, NULL);
+    if (spool_sync_inline(&f))
+        half(NULL);
     spool_for_opts_t opts = {0, 0, SPOOL_FOR_FIXED};
     spool_for(0, 1, &opts, part, NULL);
     return spool_version() == 0 || spool_yield_now() == SPOOL_YIELD_EXECUTED;

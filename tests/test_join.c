@@ -1,8 +1,10 @@
-/* spool_join and spool_join_inline (spool_inline.h): recursive fib from
- * outside any pool and inside pools of 1, 2, 4 and 16 threads; a chain of
- * joins deep enough to grow the deque while b waits in it; both halves run;
- * b is visible to idle workers; NULL functions abort.  Every test runs once
- * with each join. */
+/* spool_join, spool_join_inline and spool_fork_inline + spool_sync_inline
+ * (spool_inline.h): recursive fib from outside any pool and inside pools of
+ * 1, 2, 4 and 16 threads; a chain of joins deep enough to grow the deque
+ * while b waits in it; both halves run; b is visible to idle workers; NULL
+ * functions abort.  Every test runs once with each join (the fork and sync
+ * as a join, and fib typed, as a user writes it); the fork's own cases
+ * (what the sync returns, no room to grow) at the end. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +17,7 @@
 
 #include "spool.h"
 #include "spool_inline.h"
+#include "test_hooks.h"
 #include "test_util.h"
 
 typedef void (*join_fn)(spool_fn a, void *arg_a, spool_fn b, void *arg_b);
@@ -25,6 +28,17 @@ typedef void (*join_fn)(spool_fn a, void *arg_a, spool_fn b, void *arg_b);
 static void join_inline(spool_fn a, void *arg_a, spool_fn b, void *arg_b)
 {
     spool_join_inline(a, arg_a, b, arg_b);
+}
+
+/* A join made of a fork and a sync: b is run by the caller if the sync
+ * gives it back, by the library otherwise. */
+static void join_by_fork(spool_fn a, void *arg_a, spool_fn b, void *arg_b)
+{
+    spool_fork_t f;
+    spool_fork_inline(&f, b, arg_b);
+    a(arg_a);
+    if (spool_sync_inline(&f))
+        b(arg_b);
 }
 
 static join_fn join = spool_join;
@@ -55,16 +69,57 @@ static void fib_inline(void *arg)
     t->result = a.result + b.result;
 }
 
+static int use_fork_sync(void **state)
+{
+    (void)state;
+    join = join_by_fork;
+    return 0;
+}
+
+/* fib typed, its arguments and results in registers: b's half goes through
+ * fib_b only when a thief takes it or the sync's wait runs it. */
+typedef struct fib_half {
+    unsigned long n, result;
+} fib_half_t;
+
+static unsigned long fib_typed(unsigned long n);
+
+static void fib_b(void *arg)
+{
+    fib_half_t *h = (fib_half_t *)arg;
+    h->result = fib_typed(h->n);
+}
+
+static unsigned long fib_typed(unsigned long n)
+{
+    if (n < 2)
+        return n;
+    fib_half_t b = {n - 2, 0};
+    spool_fork_t f;
+    spool_fork_inline(&f, fib_b, &b);
+    unsigned long a = fib_typed(n - 1);
+    if (spool_sync_inline(&f))
+        b.result = fib_typed(n - 2);
+    return a + b.result;
+}
+
+static void fib_by_fork(void *arg)
+{
+    fib_task_t *t = (fib_task_t *)arg;
+    t->result = fib_typed(t->n);
+}
+
 static spool_fn fib_of_this_test(void)
 {
-    return join == spool_join ? fib_join : fib_inline;
+    return join == spool_join ? fib_join : join == join_inline ? fib_inline : fib_by_fork;
 }
 
 static void test_fib_outside_any_pool(void **state)
 {
     (void)state;
     fib_task_t t = {25, 0};
-    fib_of_this_test()(&t); /* the first join enters the global pool */
+    /* The first join enters the global pool; forks run here. */
+    fib_of_this_test()(&t);
     assert_int_equal(t.result, fib_expected(25));
 }
 
@@ -276,25 +331,134 @@ static void join_null_b(void)
 static void test_join_null_function_aborts(void **state)
 {
     (void)state;
+    if (join == join_by_fork) { /* its a is the caller's own code */
+        assert_int_equal(test_expect_abort(join_null_b, "spool_fork_inline: NULL function"), 0);
+        return;
+    }
     assert_int_equal(test_expect_abort(join_null_a, "spool_join: NULL function"), 0);
     assert_int_equal(test_expect_abort(join_null_b, "spool_join: NULL function"), 0);
 }
 
+/* The sync's answer: 1 exactly when b has not run (the caller runs it), 0
+ * exactly when it has, on a thief here (the 2 ms halves give the idle
+ * worker time to take it).  Inside a pool of two and outside any pool. */
+static void fork_many(void *arg)
+{
+    int *stolen = arg;
+    for (int i = 0; i < 200; i++) {
+        where_t b = {0};
+        atomic_init(&b.runs, 0);
+        spool_fork_t f;
+        spool_fork_inline(&f, record, &b);
+        int a_ran_on = spool_current_thread_index();
+        test_sleep_ms(2);
+        int mine = spool_sync_inline(&f);
+        if (atomic_load(&b.runs) != (mine ? 0 : 1))
+            abort();
+        if (mine)
+            continue;
+        if (b.thread_index == a_ran_on)
+            abort(); /* 0 from the sync, b run by its own caller's wait: not here */
+        (*stolen)++;
+    }
+}
+
+static void test_fork_sync_says_whether_b_ran(void **state)
+{
+    (void)state;
+    spool_config_t config = {.num_threads = 2};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    int stolen = 0;
+    assert_int_equal(spool_pool_install(pool, fork_many, &stolen), 0);
+    assert_true(stolen > 0);
+    assert_int_equal(spool_pool_destroy(pool), 0);
+    /* Outside any pool the fork offers nothing: b always comes back. */
+    where_t b = {0};
+    atomic_init(&b.runs, 0);
+    spool_fork_t f;
+    spool_fork_inline(&f, record, &b);
+    assert_int_equal(spool_sync_inline(&f), 1);
+    assert_int_equal(atomic_load(&b.runs), 0);
+}
+
+/* Forks nest with no room to grow: a chain deeper than the deque, whose
+ * growth fails, so the forks past its end push nothing (their frames say so:
+ * no execute) and their syncs give b back, after popping, and putting back,
+ * an older fork's b.  Each b runs once. */
+typedef struct fork_chain {
+    unsigned depth;
+    atomic_ulong *b_runs;
+    unsigned long *given_back;
+} fork_chain_t;
+
+static unsigned long unpushed;
+
+static void fork_descend(void *arg)
+{
+    fork_chain_t *c = (fork_chain_t *)arg;
+    if (c->depth == 0)
+        return;
+    fork_chain_t next = {c->depth - 1, c->b_runs, c->given_back};
+    spool_fork_t f;
+    spool_fork_inline(&f, count_b, c->b_runs);
+    if (f.spool__frame.execute == NULL)
+        unpushed++;
+    fork_descend(&next);
+    if (spool_sync_inline(&f)) {
+        ++*c->given_back;
+        count_b(c->b_runs);
+    }
+}
+
+static void test_fork_with_no_room_to_grow(void **state)
+{
+    (void)state;
+    enum { DEPTH = 2000 }; /* beyond the deque's first 256 slots */
+    for (unsigned threads = 1; threads <= 2; threads++) {
+        spool_config_t config = {.num_threads = threads, .stack_size = 64u << 20};
+        spool_pool_t *pool;
+        assert_int_equal(spool_pool_create(&config, &pool), 0);
+        atomic_ulong b_runs;
+        atomic_init(&b_runs, 0);
+        unsigned long given_back = 0;
+        fork_chain_t c = {DEPTH, &b_runs, &given_back};
+        unpushed = 0;
+        spool__test_fail_deque_grow(1);
+        int rc = spool_pool_install(pool, fork_descend, &c);
+        spool__test_fail_deque_grow(0);
+        assert_int_equal(rc, 0);
+        assert_int_equal(atomic_load(&b_runs), DEPTH);
+        if (threads == 1) {
+            /* Nobody steals: every b comes back, the unpushed too, but the
+             * first, public (its deque held no other job), which the sync's
+             * slow pop finds and runs. */
+            assert_int_equal(given_back, DEPTH - 1);
+            assert_true(unpushed >= DEPTH - 256);
+        }
+        assert_int_equal(spool_pool_destroy(pool), 0);
+    }
+}
+
 int main(void)
 {
-#define BOTH_JOINS(test)                                                                           \
-    {#test, test, use_spool_join, NULL, NULL}, {#test " (inline)", test, use_join_inline, NULL, NULL}
+#define ALL_JOINS(test)                                                                           \
+    {#test, test, use_spool_join, NULL, NULL},                                                     \
+        {#test " (inline)", test, use_join_inline, NULL, NULL},                                    \
+        {#test " (fork/sync)", test, use_fork_sync, NULL, NULL}
     const struct CMUnitTest tests[] = {
-        BOTH_JOINS(test_join_null_function_aborts),
-        BOTH_JOINS(test_fib_outside_any_pool),
-        BOTH_JOINS(test_fib_pool_1),
-        BOTH_JOINS(test_fib_pool_2),
-        BOTH_JOINS(test_fib_pool_4),
-        BOTH_JOINS(test_fib_pool_16),
-        BOTH_JOINS(test_join_chain_grows_the_deque),
-        BOTH_JOINS(test_join_halves_run_once_and_get_stolen),
-        BOTH_JOINS(test_join_b_of_an_empty_deque_is_public),
-        BOTH_JOINS(test_join_private_b_published_at_next_fork),
+        ALL_JOINS(test_join_null_function_aborts),
+        ALL_JOINS(test_fib_outside_any_pool),
+        ALL_JOINS(test_fib_pool_1),
+        ALL_JOINS(test_fib_pool_2),
+        ALL_JOINS(test_fib_pool_4),
+        ALL_JOINS(test_fib_pool_16),
+        ALL_JOINS(test_join_chain_grows_the_deque),
+        ALL_JOINS(test_join_halves_run_once_and_get_stolen),
+        ALL_JOINS(test_join_b_of_an_empty_deque_is_public),
+        ALL_JOINS(test_join_private_b_published_at_next_fork),
+        cmocka_unit_test(test_fork_sync_says_whether_b_ran),
+        cmocka_unit_test(test_fork_with_no_room_to_grow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
