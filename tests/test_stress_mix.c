@@ -1,5 +1,6 @@
 /* Stress (label "stress"): randomized mixes of join, LIFO and FIFO scopes,
- * in-place scopes, detached spawns, both joins (spool_join_inline too), cross-pool installs, parallel loops,
+ * in-place scopes, detached spawns, joins (spool_join, spool_join_inline, and
+ * spool_fork_inline with spool_sync_inline), cross-pool installs, parallel loops,
  * reductions (adaptive and fixed) and broadcasts (blocking and detached),
  * nested up to
  * depth 30, on pools of 1, 2, 8 and 64 threads (on a 2-core machine); 8
@@ -164,14 +165,21 @@ static void run_node(void *arg)
         return;
     int k = 1 + (int)((r >> 8) % MAX_CHILDREN);
     switch (r % 10) {
-    case 0: { /* join, the library's or the inlined one */
+    case 0: { /* join: the library's, the inlined one, or a fork and a sync */
         node_t a, b;
         node_init(&a, r + 1, depth + 1, false);
         node_init(&b, r + 2, depth + 1, false);
-        if ((r >> 24) & 1)
+        if ((r >> 24) % 3 == 0) {
             spool_join_inline(run_node, &a, run_node, &b);
-        else
+        } else if ((r >> 24) % 3 == 1) {
             spool_join(run_node, &a, run_node, &b);
+        } else {
+            spool_fork_t fork_b;
+            spool_fork_inline(&fork_b, run_node, &b);
+            run_node(&a);
+            if (spool_sync_inline(&fork_b))
+                run_node(&b);
+        }
         node_t both[2] = {a, b};
         check_once(both, 2);
         break;
