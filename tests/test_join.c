@@ -340,8 +340,9 @@ static void test_join_null_function_aborts(void **state)
 }
 
 /* The sync's answer: 1 exactly when b has not run (the caller runs it), 0
- * exactly when it has, on a thief here (the 2 ms halves give the idle
- * worker time to take it).  Inside a pool of two and outside any pool. */
+ * exactly when it has, on a thief at least sometimes (the 2 ms halves give
+ * the idle worker time to take it).  Inside a pool of two and outside any
+ * pool. */
 static void fork_many(void *arg)
 {
     int *stolen = arg;
@@ -355,11 +356,10 @@ static void fork_many(void *arg)
         int mine = spool_sync_inline(&f);
         if (atomic_load(&b.runs) != (mine ? 0 : 1))
             abort();
-        if (mine)
-            continue;
-        if (b.thread_index == a_ran_on)
-            abort(); /* 0 from the sync, b run by its own caller's wait: not here */
-        (*stolen)++;
+        /* A 0 with b run here: b was public (the deque's only job), and
+         * the sync's slow pop found it before a thief did. */
+        if (!mine && b.thread_index != a_ran_on)
+            (*stolen)++;
     }
 }
 
