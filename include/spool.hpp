@@ -95,23 +95,10 @@ template <bool Inline, class A, class B> void join(A &&a, B &&b)
     using FB = std::remove_reference_t<B>;
     call<FA> ca{&a, nullptr};
     call<FB> cb{&b, nullptr};
-    if constexpr (Inline) {
-        /* A fork and a sync (spool_inline.h), so that a, and b unless a
-         * thief takes it, are called here, where they can be inlined. */
-        spool_fork_t f;
-        spool_fork_inline(&f, run_call<FB>, &cb);
-        if (f.spool__frame.execute != nullptr) {
-            run_call<FA>(&ca);
-            if (spool_sync_inline(&f))
-                run_call<FB>(&cb);
-        } else {
-            /* Nothing offered (outside any pool, or no room in the deque):
-             * the library's join, which enters the global pool. */
-            spool_join(run_call<FA>, &ca, run_call<FB>, &cb);
-        }
-    } else {
+    if constexpr (Inline)
+        spool_join_inline(run_call<FA>, &ca, run_call<FB>, &cb);
+    else
         spool_join(run_call<FA>, &ca, run_call<FB>, &cb);
-    }
     if (ca.error)
         std::rethrow_exception(ca.error);
     if (cb.error)
@@ -127,10 +114,9 @@ template <class A, class B> void join(A &&a, B &&b)
     detail::join<false>(std::forward<A>(a), std::forward<B>(b));
 }
 
-/* join, with the fork's common path compiled in (spool_fork_inline and
- * spool_sync_inline: a, and b unless a thief takes it, are called directly,
- * so the compiler can inline them): for the finest-grained forks; it ties
- * the program to the library's layout (spool_inline.h). */
+/* join, with the fork's common path compiled in (spool_join_inline): for
+ * the finest-grained forks; it ties the program to the library's layout
+ * (spool_inline.h). */
 template <class A, class B> void join_inline(A &&a, B &&b)
 {
     detail::join<true>(std::forward<A>(a), std::forward<B>(b));
