@@ -227,17 +227,24 @@ static void join_many(void *arg)
     }
 }
 
-static void test_join_halves_run_once_and_get_stolen(void **state)
+/* body(&stolen) in a pool of two: how many of its b's ran on the other
+ * worker. */
+static int stolen_in_pool_of_two(spool_fn body)
 {
-    (void)state;
     spool_config_t config = {.num_threads = 2};
     spool_pool_t *pool;
     assert_int_equal(spool_pool_create(&config, &pool), 0);
     int stolen = 0;
-    assert_int_equal(spool_pool_install(pool, join_many, &stolen), 0);
-    /* With a 2 ms half, the idle worker steals b at least sometimes. */
-    assert_true(stolen > 0);
+    assert_int_equal(spool_pool_install(pool, body, &stolen), 0);
     assert_int_equal(spool_pool_destroy(pool), 0);
+    return stolen;
+}
+
+static void test_join_halves_run_once_and_get_stolen(void **state)
+{
+    (void)state;
+    /* With a 2 ms half, the idle worker steals b at least sometimes. */
+    assert_true(stolen_in_pool_of_two(join_many) > 0);
 }
 
 static void noop(void *arg)
@@ -366,13 +373,7 @@ static void fork_many(void *arg)
 static void test_fork_sync_says_whether_b_ran(void **state)
 {
     (void)state;
-    spool_config_t config = {.num_threads = 2};
-    spool_pool_t *pool;
-    assert_int_equal(spool_pool_create(&config, &pool), 0);
-    int stolen = 0;
-    assert_int_equal(spool_pool_install(pool, fork_many, &stolen), 0);
-    assert_true(stolen > 0);
-    assert_int_equal(spool_pool_destroy(pool), 0);
+    assert_true(stolen_in_pool_of_two(fork_many) > 0);
     /* Outside any pool the fork offers nothing: b always comes back. */
     where_t b = {0};
     atomic_init(&b.runs, 0);
