@@ -79,6 +79,29 @@ typedef struct spool_fork {
 } spool_fork_t;
 
 #if defined(__GNUC__)
+#define SPOOL__INLINE_V1 static inline __attribute__((always_inline))
+#else
+#define SPOOL__INLINE_V1 static inline
+#endif
+
+/* b's job, built in frame: for every compiler, so that the fork's job is
+ * one text. */
+SPOOL__INLINE_V1 void spool__join_frame_init_v1(struct spool__join_frame_v1 *frame, spool_fn b,
+                                                void *arg_b)
+{
+#if defined(__GNUC__)
+    /* Atomic (relaxed) only so that gcc stores it alone: it packed the two
+     * words into an SSE register, which took more instructions. */
+    __atomic_store_n(&frame->execute, &spool__join_execute_v1, __ATOMIC_RELAXED);
+#else
+    frame->execute = spool__join_execute_v1;
+#endif
+    frame->fn = b;
+    frame->arg = arg_b;
+    frame->latch = 0;
+}
+
+#if defined(__GNUC__)
 
 /* The owner's part of a worker's deque (src/deque.h, from bottom on):
  * jobs at indices below bottom; the fast push needs bottom < limit, the
@@ -136,18 +159,6 @@ spool__fork_pop_v2(struct spool__fork_owner_v2 *owner)
         return (struct spool__job *)0;
     __atomic_store_n(&owner->bottom, bottom, __ATOMIC_RELAXED);
     return __atomic_load_n(spool__fork_slot_v2(owner, bottom), __ATOMIC_RELAXED);
-}
-
-/* b's job, built in frame. */
-static inline __attribute__((always_inline)) void
-spool__join_frame_init_v1(struct spool__join_frame_v1 *frame, spool_fn b, void *arg_b)
-{
-    /* Atomic (relaxed) only so that gcc stores it alone: it packed the two
-     * words into an SSE register, which took more instructions. */
-    __atomic_store_n(&frame->execute, &spool__join_execute_v1, __ATOMIC_RELAXED);
-    frame->fn = b;
-    frame->arg = arg_b;
-    frame->latch = 0;
 }
 
 /* The join's common path, spool_join's and spool_join_inline's: b's job
@@ -247,10 +258,7 @@ static inline void spool_join_inline(spool_fn a, void *arg_a, spool_fn b, void *
 
 static inline void spool_fork_inline(spool_fork_t *f, spool_fn b, void *arg_b)
 {
-    f->spool__frame.execute = spool__join_execute_v1;
-    f->spool__frame.fn = b;
-    f->spool__frame.arg = arg_b;
-    f->spool__frame.latch = 0;
+    spool__join_frame_init_v1(&f->spool__frame, b, arg_b);
     spool__fork_slow_v1(&f->spool__frame);
 }
 
@@ -261,6 +269,8 @@ static inline int spool_sync_inline(spool_fork_t *f)
 }
 
 #endif
+
+#undef SPOOL__INLINE_V1
 
 #ifdef __cplusplus
 }

@@ -181,14 +181,21 @@ static void descend(void *arg)
     join(descend, &next, count_b, c->b_runs);
 }
 
+/* A pool whose workers' stacks hold thousands of nested joins. */
+static spool_pool_t *deep_pool(unsigned threads)
+{
+    spool_config_t config = {.num_threads = threads, .stack_size = 64u << 20};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    return pool;
+}
+
 static void test_join_chain_grows_the_deque(void **state)
 {
     (void)state;
     enum { DEPTH = 5000 };
     for (unsigned threads = 1; threads <= 2; threads++) {
-        spool_config_t config = {.num_threads = threads, .stack_size = 64u << 20};
-        spool_pool_t *pool;
-        assert_int_equal(spool_pool_create(&config, &pool), 0);
+        spool_pool_t *pool = deep_pool(threads);
         atomic_ulong b_runs;
         atomic_init(&b_runs, 0);
         chain_t c = {DEPTH, &b_runs};
@@ -417,9 +424,7 @@ static void test_fork_with_no_room_to_grow(void **state)
     (void)state;
     enum { DEPTH = 2000 }; /* beyond the deque's first 256 slots */
     for (unsigned threads = 1; threads <= 2; threads++) {
-        spool_config_t config = {.num_threads = threads, .stack_size = 64u << 20};
-        spool_pool_t *pool;
-        assert_int_equal(spool_pool_create(&config, &pool), 0);
+        spool_pool_t *pool = deep_pool(threads);
         atomic_ulong b_runs;
         atomic_init(&b_runs, 0);
         unsigned long given_back = 0;
