@@ -1,6 +1,8 @@
 /* Helpers shared by every peer of spool-bench, and the sequential peer. */
 #include "kernels.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -280,3 +282,70 @@ static int seq_run(const char *w, long n, bench_out_t *out)
 }
 
 const bench_peer_t bench_seq_peer = {"seq", seq_start, seq_run, seq_stop};
+
+/* ---- T copies of the sequential peer, at once ---------------------------- */
+
+/* What the machine gives T threads that share nothing: T plain threads each
+ * run the whole sequential workload, started together.  Its time over seq's
+ * is the ceiling of a T-thread speed-up here (vCPUs that are hyperthreads,
+ * or that the host takes away, show as a ceiling below T).  Only for the
+ * workloads whose sequential code shares no state between calls. */
+static int copies_threads = 1;
+
+typedef struct copy_run {
+    pthread_barrier_t *start;
+    const char *w;
+    long n;
+    bench_out_t out;
+} copy_run_t;
+
+static void *copy_main(void *arg)
+{
+    copy_run_t *c = arg;
+    pthread_barrier_wait(c->start);
+    seq_run(c->w, c->n, &c->out);
+    return NULL;
+}
+
+static int copies_start(int threads)
+{
+    copies_threads = threads;
+    return 0;
+}
+
+static int copies_run(const char *w, long n, bench_out_t *out)
+{
+    enum { MAX_COPIES = 64 };
+    if (strcmp(w, "fib") != 0 && strcmp(w, "nqueens") != 0 && strncmp(w, "uts-", 4) != 0)
+        return -1;
+    int k = copies_threads < MAX_COPIES ? copies_threads : MAX_COPIES;
+    copy_run_t runs[MAX_COPIES];
+    pthread_t tids[MAX_COPIES];
+    pthread_barrier_t start;
+    if (pthread_barrier_init(&start, NULL, (unsigned)k + 1) != 0)
+        return -1;
+    int started = 0;
+    for (; started < k; started++) {
+        runs[started] = (copy_run_t){.start = &start, .w = w, .n = n};
+        if (pthread_create(&tids[started], NULL, copy_main, &runs[started]) != 0)
+            break;
+    }
+    if (started < k) { /* cannot run k at once: no figure rather than a wrong one */
+        fprintf(stderr, "spool-bench: cannot start %d threads for seq-copies\n", k);
+        exit(2);
+    }
+    long long t0 = bench_now_ns();
+    pthread_barrier_wait(&start);
+    for (int i = 0; i < k; i++)
+        pthread_join(tids[i], NULL);
+    double seconds = (double)(bench_now_ns() - t0) * 1e-9;
+    pthread_barrier_destroy(&start);
+    *out = (bench_out_t){.result = runs[0].out.result, .extra = runs[0].out.extra,
+                         .seconds = seconds};
+    for (int i = 1; i < k; i++)
+        if (runs[i].out.result != runs[0].out.result || runs[i].out.extra != runs[0].out.extra)
+            out->result = -1; /* a copy disagrees: fails the result check */
+    return 0;
+}
+
+const bench_peer_t bench_copies_peer = {"seq-copies", copies_start, copies_run, seq_stop};

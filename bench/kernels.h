@@ -37,6 +37,9 @@ typedef struct bench_peer {
 } bench_peer_t;
 
 extern const bench_peer_t bench_seq_peer;
+/* T copies of seq at once, one per thread (fib, nqueens, uts only): the
+ * machine's own ceiling for a T-thread speed-up. */
+extern const bench_peer_t bench_copies_peer;
 extern const bench_peer_t bench_spool_peer;
 extern const bench_peer_t bench_omp_peer; /* when built with OpenMP */
 extern const bench_peer_t bench_tbb_peer; /* when built with oneTBB */

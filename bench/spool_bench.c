@@ -11,6 +11,9 @@
  * drifting machine spreads over all of them.  The table gives medians, each
  * of spool's medians over the baseline's and over each peer's (< 1: spool is
  * faster), and peak RSS.  Every result is checked; a wrong one fails the run.
+ * At T > 1 threads, T copies of the sequential run at once (fib, nqueens,
+ * UTS) give the machine's ceiling: T x seq's time over theirs, the speed-up
+ * that T threads sharing nothing reach here, to read spool's T1/T against.
  */
 #define _GNU_SOURCE /* wait4 */
 #include <errno.h>
@@ -55,8 +58,9 @@ static const workload_t workloads[] = {
     {"broadcast", 20000, 1000, 100},
 };
 enum { NUM_WORKLOADS = sizeof workloads / sizeof workloads[0], MAX_RUNS = 100, MAX_T = 16 };
+enum { MAX_PEERS = 3, COPIES_SLOT = MAX_PEERS + 1 };
 
-static const bench_peer_t *peers[4];
+static const bench_peer_t *peers[MAX_PEERS];
 static int num_peers;
 
 typedef struct sample {
@@ -65,8 +69,9 @@ typedef struct sample {
     int status; /* 0 ok, 1 n/a, 2 failed */
 } sample_t;
 
-/* all_samples[workload][thread index][peer + 1 (0 = seq)][run] */
-static sample_t all_samples[NUM_WORKLOADS][MAX_T][5][MAX_RUNS];
+/* all_samples[workload][thread index][peer + 1 (0 = seq)][run]; the last
+ * peer slot holds T copies of seq at once (bench_copies_peer). */
+static sample_t all_samples[NUM_WORKLOADS][MAX_T][COPIES_SLOT + 1][MAX_RUNS];
 
 /* A W8-W14 workload name: the base name (and *variant, or NULL); NULL if w
  * is not one. */
@@ -233,7 +238,7 @@ static int parse_list(const char *arg, int *out, int max)
 static void write_plot(const char *svg, const int *chosen, int num_chosen, const int *threads,
                        int num_threads, int runs, int quick)
 {
-    sample_t (*samples)[MAX_T][5][MAX_RUNS] = all_samples;
+    sample_t (*samples)[MAX_T][COPIES_SLOT + 1][MAX_RUNS] = all_samples;
     char script[1024];
     snprintf(script, sizeof script, "%s.gp", svg);
     FILE *f = fopen(script, "w");
@@ -348,7 +353,7 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    sample_t (*samples)[MAX_T][5][MAX_RUNS] = all_samples;
+    sample_t (*samples)[MAX_T][COPIES_SLOT + 1][MAX_RUNS] = all_samples;
     FILE *csv = csv_path != NULL ? fopen(csv_path, "w") : NULL;
     if (csv_path != NULL && csv == NULL) {
         fprintf(stderr, "spool-bench: cannot write %s: %s\n", csv_path, strerror(errno));
@@ -370,10 +375,14 @@ int main(int argc, char **argv)
             const workload_t *w = &workloads[chosen[c]];
             long n = quick ? w->quick_n : w->n;
             for (int t = 0; t < num_threads; t++) {
-                for (int p = 0; p <= num_peers; p++) {
+                for (int p = 0; p <= COPIES_SLOT; p++) {
                     if (p == 0 && t > 0)
                         continue; /* the baseline runs once, on one thread */
-                    const bench_peer_t *peer = p == 0 ? &bench_seq_peer : peers[p - 1];
+                    if (p > num_peers && (p != COPIES_SLOT || threads[t] == 1))
+                        continue;
+                    const bench_peer_t *peer = p == 0             ? &bench_seq_peer
+                                               : p == COPIES_SLOT ? &bench_copies_peer
+                                                                  : peers[p - 1];
                     if (stats) {
                         char what[96];
                         snprintf(what, sizeof what, "%s %ld T=%d run %d", w->name, n, threads[t], r + 1);
@@ -407,7 +416,7 @@ int main(int argc, char **argv)
     printf(" spool/seq |");
     for (int p = 1; p < num_peers; p++)
         printf(" spool/%s |", peers[p]->name);
-    printf(" spool T1/T | peak MiB");
+    printf(" spool T1/T | ceiling | peak MiB");
     for (int p = 0; p < num_peers; p++)
         printf("%s%s", p ? " / " : " ", peers[p]->name);
     printf(" | notes |\n|---|---:|---:|");
@@ -415,7 +424,7 @@ int main(int argc, char **argv)
         printf("---:|");
     for (int p = 0; p < num_peers; p++)
         printf("---:|");
-    printf("---:|---:|---|\n");
+    printf("---:|---:|---:|---|\n");
     for (int c = 0; c < num_chosen; c++) {
         const workload_t *w = &workloads[chosen[c]];
         long n = quick ? w->quick_n : w->n;
@@ -440,6 +449,8 @@ int main(int argc, char **argv)
             for (int p = 1; p < num_peers; p++)
                 med[0] > 0 && med[p] > 0 ? printf(" %.2f |", med[0] / med[p]) : printf(" - |");
             spool_t1 > 0 && med[0] > 0 ? printf(" %.2f |", spool_t1 / med[0]) : printf(" - |");
+            double copies = median_of(samples[chosen[c]][t][COPIES_SLOT], runs, 0);
+            copies > 0 && seq > 0 ? printf(" %.2f |", threads[t] * seq / copies) : printf(" - |");
             for (int p = 0; p < num_peers; p++) {
                 double rss = median_of(samples[chosen[c]][t][p + 1], runs, 2);
                 rss > 0 ? printf("%s%.1f", p ? " / " : " ", rss) : printf("%s-", p ? " / " : " ");
