@@ -114,6 +114,11 @@
 #ifndef SPOOL__DEQUE_PRIVATE_SLACK
 #define SPOOL__DEQUE_PRIVATE_SLACK 0
 #endif
+/* Mutants only (model/genmc/fork_sync.c): the sync's pop at the fork's
+ * index without one of its three tests: 1 floor, 2 bottom, 3 the slot. */
+#ifndef SPOOL__DEQUE_POP_AT_MUTANT
+#define SPOOL__DEQUE_POP_AT_MUTANT 0
+#endif
 
 /* limit's value while the public part is (or was just) empty: below every
  * index, so that the owner's next push takes the slow path and publishes. */
@@ -293,6 +298,34 @@ static inline bool spool__deque_push(spool__deque_t *d, spool__job_t *job)
 static inline bool spool__deque_push_private(spool__deque_t *d, spool__job_t *job)
 {
     return spool__fork_push_v2(spool__deque_owner(d), job);
+}
+
+/* Owner only: spool_fork_inline's push, the fast push that also gives the
+ * index it pushes at (or would have: the slow push uses the same). */
+static inline bool spool__deque_push_private_at(spool__deque_t *d, spool__job_t *job,
+                                                int64_t *index)
+{
+    return spool__fork_push_at_v2(spool__deque_owner(d), job, index);
+}
+
+/* Owner only: spool_sync_inline's pop: job, pushed at index, if it is
+ * still the newest job, private and not asked for, and in its slot; else
+ * false with nothing popped (deque.md, "The sync's pop"). */
+static inline bool spool__deque_pop_private_at(spool__deque_t *d, int64_t index, spool__job_t *job)
+{
+#if SPOOL__DEQUE_POP_AT_MUTANT
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    int64_t f = atomic_load_explicit(&d->floor, memory_order_relaxed);
+    spool__job_t *held = atomic_load_explicit(&d->slots[index & d->mask], memory_order_relaxed);
+    if ((SPOOL__DEQUE_POP_AT_MUTANT != 1 && index < f) ||
+        (SPOOL__DEQUE_POP_AT_MUTANT != 2 && b != index + 1) ||
+        (SPOOL__DEQUE_POP_AT_MUTANT != 3 && held != job))
+        return false;
+    atomic_store_explicit(&d->bottom, index, memory_order_relaxed);
+    return true;
+#else
+    return spool__fork_pop_at_v2(spool__deque_owner(d), index, job);
+#endif
 }
 
 /* Owner only: the private job at index i, split <= i < bottom. */

@@ -168,10 +168,11 @@ int spool__sync_finish_v1(struct spool__join_frame_v1 *b, spool__job_t *popped)
 {
     spool__worker_t *w = spool__current_worker();
     if (b->execute == NULL) {
-        /* The fork pushed nothing, so the sync's pop took an older job (on
-         * a worker whose deque could not grow): back where it was, a slot
-         * that is there (else it runs now, as a waiting owner may run any
-         * of its jobs). */
+        /* The fork pushed nothing.  The sync's pop at its index takes
+         * nothing then, but a program built with the 0.3 header pops the
+         * newest job, here an older one (on a worker whose deque could not
+         * grow): back where it was, a slot that is there (else it runs
+         * now, as a waiting owner may run any of its jobs). */
         if (popped != NULL && !spool__worker_push(w, popped))
             spool__worker_run(w, popped, SPOOL__FROM_OWN);
         return 1;

@@ -135,6 +135,11 @@ check fifo_ticket.c \
   -DCOUNT_ON_PUBLISH=0 \
   -DDONE_ORDER=memory_order_relaxed
 
+check fork_sync.c \
+  -DSPOOL__DEQUE_POP_AT_MUTANT=1 \
+  -DSPOOL__DEQUE_POP_AT_MUTANT=2 \
+  -DSPOOL__DEQUE_POP_AT_MUTANT=3
+
 check push_alert.c \
   -DSPOOL__DEQUE_NO_ALERT=1 \
   -DSPOOL__DEQUE_LIMIT_RESET_STORE=1 \
