@@ -367,6 +367,16 @@ static inline bool spool__deque_newest_private(spool__deque_t *d, int64_t *index
     return true;
 }
 
+/* Owner only: spool__deque_newest_private's test for a job the caller
+ * knows lies at index: true if it is the newest, and popping it and pushing
+ * it back would both take the fast path. */
+static inline bool spool__deque_newest_private_at(spool__deque_t *d, int64_t index)
+{
+    return atomic_load_explicit(&d->bottom, memory_order_relaxed) == index + 1 &&
+           index >= atomic_load_explicit(&d->floor, memory_order_relaxed) &&
+           index < atomic_load_explicit(&d->limit, memory_order_relaxed);
+}
+
 /* Owner only: the job at index i of the window (spool__deque_newest_private's
  * answer), read through base as the fast pop does. */
 static inline spool__job_t *spool__deque_window_job(spool__deque_t *d, int64_t i)

@@ -14,7 +14,8 @@
  * thieves took GenMC minutes; the deque clients check thieves racing.)  The scope's end runs local entries
  * until none is left (the newest job, if it is a private local block by the
  * fast pop's and push's tests, run where it lies and popped with its last
- * entry, as scope.c's run_newest_entry_in_place does; else popped), drops
+ * entry, as scope.c's run_newest_entry_in_place does, which takes the open
+ * block from the scope without reading the slot; else popped), drops
  * the body's count, runs what is left and waits for zero.  Each entry checks its plain payload and writes a plain result;
  * at the end each ran exactly once and every result is read after the count
  * reached zero.  The spawn and block lines are this file's copy of scope.c's
@@ -145,18 +146,25 @@ static void owner_run(spool__job_t *job)
 }
 
 /* The scope's end's step (scope.c's run_newest_entry_in_place, on the real
- * deque's spool__deque_newest_private and spool__deque_drop_newest): the
+ * deque's spool__deque_newest_private(_at) and spool__deque_drop_newest): the
  * newest job, if the fast pop's and push's tests pass and it is a local
  * block, has its newest entry run where it lies, the block popped with its
  * last entry.  False, with nothing done, otherwise. */
 static bool owner_run_in_place(void)
 {
-    int64_t newest;
-    if (!spool__deque_newest_private(&deque, &newest))
-        return false;
-    block_t *b = (block_t *)spool__deque_window_job(&deque, newest);
-    if (b->base.execute != local_execute)
-        return false;
+    /* The open block first, known to lie at open_index while set (checked
+     * here), else the newest job if it is a local block. */
+    int64_t newest = open_index;
+    block_t *b = open_block;
+    if (b == NULL || !spool__deque_newest_private_at(&deque, newest)) {
+        if (!spool__deque_newest_private(&deque, &newest))
+            return false;
+        b = (block_t *)spool__deque_window_job(&deque, newest);
+        if (b->base.execute != local_execute)
+            return false;
+    } else {
+        assert((block_t *)spool__deque_window_job(&deque, newest) == b);
+    }
     assert(b->count > 0); /* a held block has an entry left */
     int e = b->entry[--b->count];
     local--;
