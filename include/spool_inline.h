@@ -77,7 +77,11 @@ SPOOL_API int spool__sync_finish_v1(struct spool__join_frame_v1 *b, struct spool
  */
 typedef struct spool_fork {
     struct spool__join_frame_v1 spool__frame;
-    int64_t spool__index; /* where the fork pushed b (gcc and clang) */
+    /* gcc and clang: where the fork pushed b, and the deque it pushed on
+     * (the sync reads it here rather than from the thread's TLS, so that
+     * the caller keeps no TLS offset in a saved register across its half). */
+    int64_t spool__index;
+    struct spool__fork_owner_v2 *spool__owner;
 } spool_fork_t;
 
 #if defined(__GNUC__)
@@ -254,10 +258,12 @@ static inline __attribute__((always_inline)) void spool_fork_inline(spool_fork_t
 {
     struct spool__join_frame_v1 *frame = &f->spool__frame;
     spool__join_frame_init_v1(frame, b, arg_b);
+    struct spool__fork_owner_v2 *owner = spool__tls_fork_v2;
+    f->spool__owner = owner;
     /* The NULL test folds away for a constant b.  The slow push, if any,
      * puts b at the same index. */
     if (__builtin_expect(b == (spool_fn)0 ||
-                             !spool__fork_push_at_v2(spool__tls_fork_v2,
+                             !spool__fork_push_at_v2(owner,
                                                      (struct spool__job *)(void *)frame,
                                                      &f->spool__index),
                          0))
@@ -278,7 +284,7 @@ static inline __attribute__((always_inline)) void spool_fork_inline(spool_fork_t
 static inline __attribute__((always_inline)) int spool_sync_inline(spool_fork_t *f)
 {
     struct spool__join_frame_v1 *frame = &f->spool__frame;
-    if (__builtin_expect(spool__fork_pop_at_v2(spool__tls_fork_v2, f->spool__index,
+    if (__builtin_expect(spool__fork_pop_at_v2(f->spool__owner, f->spool__index,
                                                (struct spool__job *)(void *)frame),
                          1))
         return 1;
