@@ -405,12 +405,14 @@ void spool__scope_local_execute(spool__job_t *base)
 static SPOOL__ALWAYS_INLINE bool run_newest_entry_in_place(spool_scope_t *s,
                                                            spool__worker_t *owner)
 {
-    int64_t index = s->open_index;
+    int64_t index;
     spool__spawn_block_t *b = s->open_block;
     /* The open block, while set, lies at open_index (as spawn_local
      * assumes): known without reading the slot and the block's kind, a
-     * chain of dependent loads. */
-    if (SPOOL__UNLIKELY(b == NULL || !spool__deque_newest_private_at(&owner->deque, index))) {
+     * chain of dependent loads.  (open_index is read only while set.) */
+    if (SPOOL__LIKELY(b != NULL && spool__deque_newest_private_at(&owner->deque, s->open_index))) {
+        index = s->open_index;
+    } else {
         if (!spool__deque_newest_private(&owner->deque, &index))
             return false;
         b = (spool__spawn_block_t *)spool__deque_window_job(&owner->deque, index);
