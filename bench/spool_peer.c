@@ -3,7 +3,12 @@
  * and its one output line:
  *
  *   spool-peer WORKLOAD N THREADS
- *   spool workload n threads seconds result cpu_s=X maxrss_kb=Y os_threads=Z [p50_us=A p99_us=B]
+ *   NAME workload n threads seconds result cpu_s=X maxrss_kb=Y os_threads=Z [p50_us=A p99_us=B]
+ *
+ * NAME is the program's own name: spool for spool-peer, spool-fork for
+ * spool-peer-fork, and a copy's name as it is (the harness's build/NAME),
+ * so that each variant gets rows of its own without a filter in a pipe
+ * (a process started beside the timed section took a vCPU from it here).
  *
  * WORKLOAD is fib, spawn-lifo, spawn-fifo, nqueens, sporadic or wake (the
  * kernels are spool-bench's, kernels.h).  The pool is created and warmed up
@@ -13,7 +18,7 @@
  * triad[/static] (SPOOL_FOR_FIXED, one part per thread),
  * mandelbrot[/dynamic] (max_len 1: a part per row), small-loops[/inside],
  * sum[/fixed], nested[/outer], loop-in-join, broadcast; their line is
- *   spool[/VARIANT] workload n threads seconds result cpu_s=X maxrss_kb=Y os_threads=Z
+ *   NAME[/VARIANT] workload n threads seconds result cpu_s=X maxrss_kb=Y os_threads=Z
  * with the result printed with %a for small-loops, sum and loop-in-join.
  * Variants spool has no form of (OpenMP schedules, oneTBB emulations) print
  * n/a.
@@ -27,6 +32,19 @@
 
 #include "dp.h"
 #include "kernels.h"
+
+static char peer_name[32] = "spool";
+
+/* peer_name from argv[0] (see the top of this file). */
+static void set_peer_name(const char *argv0)
+{
+    const char *base = strrchr(argv0, '/');
+    base = base != NULL ? base + 1 : argv0;
+    if (strncmp(base, "spool-peer", 10) == 0)
+        snprintf(peer_name, sizeof peer_name, "spool%s", base + 10);
+    else if (*base != '\0')
+        snprintf(peer_name, sizeof peer_name, "%s", base);
+}
 
 static int thread_count(void)
 {
@@ -58,8 +76,8 @@ static int run_dp(char *spec, long n, int threads)
     char *variant = strchr(spec, '/');
     if (variant != NULL)
         *variant++ = '\0';
-    char peer[64];
-    snprintf(peer, sizeof peer, "spool%s%s", variant ? "/" : "", variant ? variant : "");
+    char peer[128];
+    snprintf(peer, sizeof peer, "%s%s%s", peer_name, variant ? "/" : "", variant ? variant : "");
     spool_config_t config = {.num_threads = (unsigned)threads};
     spool_pool_t *pool;
     if (spool_pool_create(&config, &pool) != 0)
@@ -92,6 +110,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s WORKLOAD[/VARIANT] N THREADS\n", argv[0]);
         return 2;
     }
+    set_peer_name(argv[0]);
     const char *w = argv[1];
     long n = atol(argv[2]);
     int threads = atoi(argv[3]);
@@ -116,7 +135,7 @@ int main(int argc, char **argv)
                                                                        : 10;
     bench_out_t out = {0};
     if (strncmp(w, "uts-", 4) == 0 || strcmp(w, "sort") == 0 || spool->run(w, warm, &out) != 0) {
-        printf("spool %s %ld %d n/a n/a\n", w, n, threads);
+        printf("%s %s %ld %d n/a n/a\n", peer_name, w, n, threads);
         return 0;
     }
     memset(&out, 0, sizeof out);
@@ -130,12 +149,12 @@ int main(int argc, char **argv)
         snprintf(extra, sizeof extra, " p50_us=%.2f p99_us=%.2f", out.p50_us, out.p99_us);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("spool %s %ld %d %.6f %ld cpu_s=%.6f maxrss_kb=%ld os_threads=%d%s\n", w, n, threads,
-           seconds, out.result, cpu, ru.ru_maxrss, thread_count(), extra);
+    printf("%s %s %ld %d %.6f %ld cpu_s=%.6f maxrss_kb=%ld os_threads=%d%s\n", peer_name, w, n,
+           threads, seconds, out.result, cpu, ru.ru_maxrss, thread_count(), extra);
     fflush(stdout);
     spool->stop();
     if (out.result != bench_expected(w, n)) {
-        fprintf(stderr, "spool %s %ld: WRONG result %ld, expected %ld\n", w, n, out.result,
+        fprintf(stderr, "%s %s %ld: WRONG result %ld, expected %ld\n", peer_name, w, n, out.result,
                 bench_expected(w, n));
         return 1;
     }
