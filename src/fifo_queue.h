@@ -10,7 +10,8 @@
  * (twice as large, up to a cap) when it has none: no copy, so a burst of a
  * million calls costs 16 MB, not the 32 of a doubled and copied ring.
  * Takers claim the front with a CAS, after reading the slot (a slot
- * overwritten meanwhile makes the CAS fail).  Drained segments are freed
+ * overwritten meanwhile makes the CAS fail); one holding several
+ * references may claim as many calls with one CAS (a batch).  Drained segments are freed
  * when the owner finds the queue empty: every reference is then spent, so
  * no taker can be reading one.
  *
@@ -95,16 +96,24 @@ static inline bool spool__fifo_queue_push(spool__fifo_queue_t *q, spool__fifo_fn
     return true;
 }
 
-/* One try of spool__fifo_queue_take: false if another taker won the race
- * (retry). */
-static inline bool spool__fifo_queue_try_take(spool__fifo_queue_t *q, spool__fifo_call_t *out)
+#ifndef SPOOL__FIFO_QUEUE_BATCH_MUTANT
+#define SPOOL__FIFO_QUEUE_BATCH_MUTANT 0 /* GenMC mutants of the batch take */
+#endif
+
+/* The front: loads front (into *t) and finds the segment holding it, moving
+ * head on to it; *next is that segment's next as loaded, NULL if it was the
+ * newest. */
+static inline spool__fifo_seg_t *spool__fifo_queue_front_segment(spool__fifo_queue_t *q,
+                                                                  int64_t *t,
+                                                                  spool__fifo_seg_t **next)
 {
-    /* Acquire pairs with the release CAS below of every earlier taker
-     * (front changes only by RMWs, so t is in each one's release
-     * sequence).  Of the t references spent and ours, one was made after
-     * call t was pushed: ours, or one whose taker we synchronize with here;
-     * either way we see call t's slot. */
-    int64_t t = atomic_load_explicit(&q->front, SPOOL__FIFO_QUEUE_FRONT_ORDER);
+    /* Acquire pairs with the release CAS on front of every earlier taker
+     * (front changes only by RMWs, so *t is in each one's release
+     * sequence).  Of the *t references spent and ours, one was made after
+     * call *t was pushed: ours, or one whose taker we synchronize with here;
+     * either way we see call *t's slot.  (A batch of k: of the *t + k, the
+     * newest was made after call *t + k - 1 was pushed, so we see all k.) */
+    *t = atomic_load_explicit(&q->front, SPOOL__FIFO_QUEUE_FRONT_ORDER);
     /* Acquire pairs with the release CAS below (a taker moving head on) and
      * the owner's release store when it frees: we see the segment's start
      * and mask. */
@@ -114,10 +123,10 @@ static inline bool spool__fifo_queue_try_take(spool__fifo_queue_t *q, spool__fif
         /* Acquire pairs with the release store of next in
          * spool__fifo_queue_make_room: a taker that finds the newer segment
          * sees its start and mask. */
-        spool__fifo_seg_t *next = atomic_load_explicit(&s->next, memory_order_acquire);
-        if (next == NULL || t < next->start)
+        *next = atomic_load_explicit(&s->next, memory_order_acquire);
+        if (*next == NULL || *t < (*next)->start)
             break;
-        s = next;
+        s = *next;
     }
     if (SPOOL__UNLIKELY(s != h))
         /* Before our CAS on front, while our reference keeps the owner from
@@ -125,6 +134,16 @@ static inline bool spool__fifo_queue_try_take(spool__fifo_queue_t *q, spool__fif
          * pairs with the acquire load of head above. */
         atomic_compare_exchange_strong_explicit(&q->head, &h, s, memory_order_release,
                                                 memory_order_relaxed);
+    return s;
+}
+
+/* One try of spool__fifo_queue_take: false if another taker won the race
+ * (retry). */
+static inline bool spool__fifo_queue_try_take(spool__fifo_queue_t *q, spool__fifo_call_t *out)
+{
+    int64_t t;
+    spool__fifo_seg_t *next;
+    spool__fifo_seg_t *s = spool__fifo_queue_front_segment(q, &t, &next);
     out->fn = atomic_load_explicit(&s->slots[t & s->mask].fn, memory_order_relaxed);
     out->arg = atomic_load_explicit(&s->slots[t & s->mask].arg, memory_order_relaxed);
     /* Release pairs with the owner's acquire load of front in
@@ -132,6 +151,34 @@ static inline bool spool__fifo_queue_try_take(spool__fifo_queue_t *q, spool__fif
      * its segment freed) and with later takers' acquire load above. */
     return atomic_compare_exchange_strong_explicit(&q->front, &t, t + 1, memory_order_release,
                                                    memory_order_relaxed);
+}
+
+/* One try of spool__fifo_queue_take_n: the front calls, at most max (>= 1)
+ * and no further than the end of the segment that holds the front, into
+ * out; returns how many, 0 if another taker won the race (retry). */
+static inline size_t spool__fifo_queue_try_take_n(spool__fifo_queue_t *q, spool__fifo_call_t *out,
+                                                  size_t max)
+{
+    int64_t t;
+    spool__fifo_seg_t *next;
+    spool__fifo_seg_t *s = spool__fifo_queue_front_segment(q, &t, &next);
+    /* Calls t .. t + max - 1 were all pushed (see above).  A call pushed
+     * into a newer segment was pushed after that segment's link, so with
+     * next NULL they all lie in s; else those from next's start on lie
+     * beyond it, and wait for the next take. */
+    int64_t k = (int64_t)max;
+    if (SPOOL__FIFO_QUEUE_BATCH_MUTANT != 1 && next != NULL && k > next->start - t)
+        k = next->start - t;
+    for (int64_t i = 0; i < k; i++) {
+        out[i].fn = atomic_load_explicit(&s->slots[(t + i) & s->mask].fn, memory_order_relaxed);
+        out[i].arg = atomic_load_explicit(&s->slots[(t + i) & s->mask].arg, memory_order_relaxed);
+    }
+    /* Release: as spool__fifo_queue_try_take's, for all k slots. */
+    if (!atomic_compare_exchange_strong_explicit(
+            &q->front, &t, t + (SPOOL__FIFO_QUEUE_BATCH_MUTANT == 2 ? 1 : k),
+            memory_order_release, memory_order_relaxed))
+        return 0;
+    return (size_t)k;
 }
 
 /* Any thread holding an unspent reference to a call in q: takes the front
@@ -144,6 +191,19 @@ static inline spool__fifo_call_t spool__fifo_queue_take(spool__fifo_queue_t *q)
     while (!spool__fifo_queue_try_take(q, &call))
         ;
     return call;
+}
+
+/* Any thread holding max (>= 1) unspent references to calls in q: takes
+ * between 1 and max front calls with one claim, into out (spending as many
+ * references), and returns how many.  Fewer than max only where the front's
+ * segment ends: the rest are still the caller's to take. */
+static inline size_t spool__fifo_queue_take_n(spool__fifo_queue_t *q, spool__fifo_call_t *out,
+                                              size_t max)
+{
+    size_t k;
+    while ((k = spool__fifo_queue_try_take_n(q, out, max)) == 0)
+        ;
+    return k;
 }
 
 #endif

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "atomics.h"
 #include "registry.h"
@@ -106,10 +107,27 @@ void spool__fifo_ticket_local_execute(spool__job_t *job)
     private_execute(job, ((spool__heap_job_t *)job)->ticket.fifo->ops->run_local);
 }
 
+/* A published ticket's holder claims its calls in batches (one CAS on the
+ * FIFO's front for up to this many: deque.md, "Batches"), growing from one
+ * call while each batch runs in under SPOOL__FIFO_BATCH_NS, so that only
+ * calls this short are ever claimed ahead of their turn. */
+#define SPOOL__FIFO_BATCH_MAX 16u
+#ifndef SPOOL__FIFO_BATCH_NS
+#define SPOOL__FIFO_BATCH_NS 2000u
+#endif
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* A published ticket, run by whichever worker w took it: its references
- * here, one after the other, until a thief asks w for work or another
- * worker is idle; then the rest is handed on (pushed on w's deque and
- * published) before the call taken runs. */
+ * here, a batch of calls after the other (see SPOOL__FIFO_BATCH_MAX), until
+ * a thief asks w for work or another worker is idle; then the rest is
+ * handed on (pushed on w's deque and published) before the batch taken
+ * runs. */
 void spool__fifo_ticket_execute(spool__job_t *job)
 {
     spool__heap_job_t *t = (spool__heap_job_t *)job;
@@ -121,21 +139,38 @@ void spool__fifo_ticket_execute(spool__job_t *job)
     spool__job_fifo_t *f = t->ticket.fifo;
     const spool__fifo_ops_t *ops = f->ops;
     spool__fifo_run_t run = ops->run_uncounted != NULL ? ops->run_uncounted : ops->run;
-    size_t done = 0;
+    void *ctx = f->ctx;
+    size_t done = 0, batch = 1;
+    uint64_t batch_start = now_ns();
     for (;;) {
-        size_t n = --t->ticket.count;
+        spool__fifo_call_t calls[SPOOL__FIFO_BATCH_MAX];
+        size_t k = spool__fifo_queue_take_n(&f->queue, calls,
+                                            batch < t->ticket.count ? batch : t->ticket.count);
+        size_t n = t->ticket.count -= k;
         bool handed_on = n > 0 && spool__worker_hand_on(w, job, false);
         if (n == 0)
             ticket_free(w, t);
-        /* Our reference keeps a call in f, so f (and its scope) lives on;
-         * so do the counts of the calls run here until they are dropped. */
-        run_front(f, run);
-        done++;
+        /* Our references keep these calls' counts, so f (and its scope)
+         * lives on until they are dropped. */
+        for (size_t i = 0; i < k; i++)
+            run(ctx, calls[i]);
+        done += k;
         if (n == 0 || handed_on) {
             if (ops->run_uncounted != NULL)
-                ops->counted_done(f->ctx, done);
+                ops->counted_done(ctx, done);
             return;
         }
+        /* The next batch: as many calls as ran in SPOOL__FIFO_BATCH_NS at
+         * this batch's pace (claim included), at least one. */
+        uint64_t end = now_ns();
+        uint64_t per_call = (end - batch_start) / k;
+        if (per_call * SPOOL__FIFO_BATCH_MAX < SPOOL__FIFO_BATCH_NS)
+            batch = SPOOL__FIFO_BATCH_MAX;
+        else if (per_call >= SPOOL__FIFO_BATCH_NS)
+            batch = 1;
+        else
+            batch = (size_t)(SPOOL__FIFO_BATCH_NS / per_call);
+        batch_start = end;
     }
 }
 

@@ -157,6 +157,12 @@ check fifo_segments.c \
   -DSPOOL__FIFO_QUEUE_LINK_ORDER=memory_order_relaxed \
   rc11:-DSPOOL__FIFO_QUEUE_DRAINED_ORDER=memory_order_relaxed
 
+check fifo_batch.c \
+  -DSPOOL__FIFO_QUEUE_FRONT_ORDER=memory_order_relaxed \
+  -DSPOOL__FIFO_QUEUE_BATCH_MUTANT=1 \
+  -DSPOOL__FIFO_QUEUE_BATCH_MUTANT=2 \
+  rc11:-DSPOOL__FIFO_QUEUE_DRAINED_ORDER=memory_order_relaxed
+
 check trace_ring.c \
   -DSPOOL__TRACE_CLAIM_FENCE=memory_order_relaxed \
   -DSPOOL__TRACE_CHECK_FENCE=memory_order_relaxed \

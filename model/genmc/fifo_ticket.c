@@ -10,9 +10,9 @@
  * closes the open ticket before the release store of split.  The owner pops
  * its tickets and spends them one reference at a time (the rest pushed back
  * first); one thief steals twice and spends every reference of the ticket it
- * got, which must be closed, dropping their counts with one decrement at
- * the end (job_fifo.c's spool__fifo_ticket_execute with the scope's
- * counted_done).  Each reference takes the FIFO's front call
+ * got, which must be closed, in batches (one claim for every reference
+ * left), dropping their counts with one decrement at the end (job_fifo.c's
+ * spool__fifo_ticket_execute with the scope's counted_done).  Each reference takes the FIFO's front call
  * (a lost race is left out: it is the same try again), checks its
  * plain payload and counts the take; at the end every job was taken exactly
  * once.  The ticket lines are this file's copy of job_fifo.c's (which needs
@@ -165,6 +165,8 @@ static void owner_run(spool__job_t *job)
     }
 }
 
+static spool__fifo_call_t batch_calls[CAP]; /* a global: see taken_call */
+
 static void try_steal(void)
 {
     spool__job_t *job;
@@ -174,9 +176,18 @@ static void try_steal(void)
     assert(t->base.execute == published_execute); /* never a private ticket */
     int done = 0;
     while (t->count > 0) {
-        t->count--;
-        spend(1);
-        done++;
+        /* A batch: every reference left, with one claim on the FIFO's
+         * front (spool__fifo_ticket_execute's batches at their largest);
+         * fewer where the front's segment ends. */
+        size_t k = spool__fifo_queue_try_take_n(&fifo, batch_calls, (size_t)t->count);
+        __VERIFIER_assume(k > 0);
+        t->count -= (int)k;
+        for (size_t i = 0; i < k; i++) {
+            assert(batch_calls[i].fn == call_fn);
+            take(batch_calls[i].arg);
+            result[(test_job_t *)batch_calls[i].arg - jobs] = 1;
+        }
+        done += (int)k;
     }
     /* One decrement for all (spool__count_latch_set_n).  Acq_rel pairs with
      * the other decrements and the end's acquire loads. */
