@@ -545,6 +545,14 @@ static inline spool__steal_t spool__deque_take_front(spool__deque_t *d, spool__j
     return spool__deque_take_oldest(d, out, false, false);
 }
 
+/* Any thread; a hint (relaxed loads, stale by the time it returns): are
+ * public jobs left to steal? */
+static inline bool spool__deque_has_public(spool__deque_t *d)
+{
+    return atomic_load_explicit(&d->top, memory_order_relaxed) <
+           atomic_load_explicit(&d->split, memory_order_relaxed);
+}
+
 /* Any thread; a snapshot that may be stale by the time it returns. */
 static inline int64_t spool__deque_len(spool__deque_t *d)
 {

@@ -34,6 +34,13 @@ int spool__injector_push(spool__injector_t *inj, spool__job_t *job, bool *was_em
 /* The oldest job, or NULL. */
 spool__job_t *spool__injector_pop(spool__injector_t *inj);
 
+/* Any thread; a hint (a relaxed load, stale by the time it returns): how
+ * many jobs are queued. */
+static inline size_t spool__injector_len_hint(spool__injector_t *inj)
+{
+    return (size_t)atomic_load_explicit(&inj->len, memory_order_relaxed);
+}
+
 static inline bool spool__injector_is_empty(spool__injector_t *inj)
 {
     /* Acquire pairs with the release stores of len in push and pop. */

@@ -124,6 +124,22 @@ spool__job_t *spool__worker_find_work(spool__worker_t *w, unsigned *from)
     return find_work(w, from);
 }
 
+/* After a search found a job: are jobs left that a sleeper could take (the
+ * injector's, or public ones on any other worker's deque)?  Hints, read
+ * with relaxed loads: no wake-up that the protocol promises rests on them
+ * (sleep.md, "Wake-ups on work found").  One load per worker: a search
+ * ends this way once per stretch of idleness, not per job. */
+static bool jobs_left(spool__worker_t *w)
+{
+    spool_pool_t *reg = w->registry;
+    if (spool__injector_len_hint(&reg->injector) > 0)
+        return true;
+    for (unsigned i = 0; i < reg->num_threads; i++)
+        if (i != w->index && spool__deque_has_public(&reg->workers[i].deque))
+            return true;
+    return false;
+}
+
 /* Searches until a job turns up (returned, *from says where from) or latch
  * is set (NULL).  ring, if not NULL, records the search and any sleep.
  * counted: the worker is counted idle already (its first search). */
@@ -150,7 +166,7 @@ static spool__job_t *search(spool__worker_t *w, spool__core_latch_t *latch,
             break;
         spool__sleep_no_work_found(sleep, &idle, latch, &w->registry->injector, &w->broadcasts);
     }
-    spool__sleep_work_found(sleep);
+    spool__sleep_work_found(sleep, job != NULL && jobs_left(w));
     if (ring != NULL)
         spool__trace_put(ring, capacity, t0, spool__trace_now(), 0, 0,
                          SPOOL__TRACE_INFO(SPOOL__TRACE_SEARCH, 0, 0, ring->depth));

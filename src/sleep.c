@@ -72,15 +72,9 @@ static void wake_any_threads(spool__sleep_t *s, unsigned num_to_wake)
             num_to_wake--;
 }
 
-void spool__sleep_work_found(spool__sleep_t *s)
+void spool__sleep_wake_one(spool__sleep_t *s)
 {
-    /* Seq-cst: see spool__sleep_start_looking. */
-    uint64_t old = atomic_fetch_sub_explicit(&s->counters, SPOOL__ONE_INACTIVE,
-                                             memory_order_seq_cst);
-    /* rayon's heuristic: a thread leaving the idle set wakes up to two
-     * sleepers, since the work it found may be the start of more. */
-    unsigned sleeping = spool__counters_sleeping(old);
-    wake_any_threads(s, sleeping < 2 ? sleeping : 2);
+    wake_any_threads(s, 1);
 }
 
 void spool__sleep_new_jobs_cold(spool__sleep_t *s, uint64_t c, unsigned num_jobs,

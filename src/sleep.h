@@ -95,8 +95,20 @@ static inline void spool__sleep_start_looking(spool__sleep_t *s, unsigned worker
     idle->ring = NULL;
 }
 
-/* The worker found work (or its latch): it becomes active again. */
-void spool__sleep_work_found(spool__sleep_t *s);
+/* Wakes one sleeping worker, if any is blocked (out of line). */
+void spool__sleep_wake_one(spool__sleep_t *s);
+
+/* The worker found work (or its latch): it becomes active again.  left:
+ * it found a job and saw others left that a sleeper could take; then it
+ * wakes one sleeper, if any (sleep.md, "Wake-ups on work found"). */
+static inline void spool__sleep_work_found(spool__sleep_t *s, bool left)
+{
+    /* Seq-cst: see spool__sleep_start_looking. */
+    uint64_t old = atomic_fetch_sub_explicit(&s->counters, SPOOL__ONE_INACTIVE,
+                                             memory_order_seq_cst);
+    if (left && spool__counters_sleeping(old) != 0)
+        spool__sleep_wake_one(s);
+}
 
 /* A search round found nothing: yield, get sleepy, or sleep until woken or
  * until latch is set.  The injector and the worker's own broadcast queue are

@@ -68,11 +68,11 @@ static void test_unstarted_workers_count_as_idle(void **state)
     spool__idle_state_t idle;
     spool__sleep_start_looking(&s, 0, &idle, true); /* a worker's first search */
     assert_int_equal(spool__counters_inactive(atomic_load(&s.counters)), 3);
-    spool__sleep_work_found(&s);
+    spool__sleep_work_found(&s, false);
     assert_int_equal(spool__counters_inactive(atomic_load(&s.counters)), 2);
     spool__sleep_start_looking(&s, 0, &idle, false); /* a later one */
     assert_int_equal(spool__counters_inactive(atomic_load(&s.counters)), 3);
-    spool__sleep_work_found(&s);
+    spool__sleep_work_found(&s, false);
     assert_int_equal(spool__counters_inactive(atomic_load(&s.counters)), 2);
     spool__sleep_destroy(&s);
 
