@@ -66,6 +66,18 @@ static SPOOL__NOINLINE void publish_then_run(spool__worker_t *w, spool__job_fifo
     run_front(f, run);
 }
 
+/* Out of line for the same reason: the take lost a race, so another worker
+ * takes from this FIFO at the same time (a thief with one of its published
+ * tickets).  Then the rest is published, so that it too is taken in batches
+ * (spool__fifo_ticket_execute, deque.md "Batches") and no longer one CAS on
+ * the shared front per call; then the call is taken and run with run. */
+static SPOOL__NOINLINE void contended_take(spool__worker_t *w, spool__job_fifo_t *f,
+                                           spool__fifo_run_t run)
+{
+    spool__worker_publish(w);
+    run_front(f, run);
+}
+
 /* Out of line for the same reason: the last reference, or a push back that
  * needs more. */
 static SPOOL__NOINLINE void step_then_run(spool__heap_job_t *t, spool__worker_t *w)
@@ -94,7 +106,12 @@ static inline void private_execute(spool__job_t *job, spool__fifo_run_t run)
         publish_then_run(w, f, run);
         return;
     }
-    run_front(f, run);
+    spool__fifo_call_t call;
+    if (SPOOL__UNLIKELY(!spool__fifo_queue_try_take(&f->queue, &call))) {
+        contended_take(w, f, run);
+        return;
+    }
+    run(f->ctx, call);
 }
 
 void spool__fifo_ticket_private_execute(spool__job_t *job)

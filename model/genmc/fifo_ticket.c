@@ -21,6 +21,8 @@
  * The spawns are a FIFO scope's own worker's, so they are local (deque.md,
  * "Scope counts"): the scope's count starts at 1 (the body), a private
  * ticket's references are not counted (`local` says how many there are),
+ * a private reference whose take loses the race publishes the owner's
+ * private jobs before it takes again (job_fifo.c's contended_take),
  * and publishing a ticket counts its references (relaxed add, before the
  * release store of split).  A call run for a counted reference writes its
  * plain result, then drops a count (acq_rel); one run for a local reference
@@ -91,12 +93,17 @@ static void call_fn(void)
  * inlined local's end of lifetime for a free, and its next use for a use
  * after free. */
 static spool__fifo_call_t taken_call[2];
-static void spend(int who)
+static void check_taken_call(int who)
 {
-    __VERIFIER_assume(spool__fifo_queue_try_take(&fifo, &taken_call[who]));
     assert(taken_call[who].fn == call_fn);
     take(taken_call[who].arg);
     result[(test_job_t *)taken_call[who].arg - jobs] = 1;
+}
+
+static void spend(int who)
+{
+    __VERIFIER_assume(spool__fifo_queue_try_take(&fifo, &taken_call[who]));
+    check_taken_call(who);
 }
 
 /* A counted reference's call: its count dropped after its result.  Acq_rel
@@ -161,7 +168,14 @@ static void owner_run(spool__job_t *job)
         spend_counted(0);
     } else {
         local--;
-        spend(0);
+        /* A private reference's take that loses the race to the thief
+         * publishes the owner's private jobs first (job_fifo.c's
+         * contended_take), then takes again. */
+        if (!spool__fifo_queue_try_take(&fifo, &taken_call[0])) {
+            client_publish();
+            __VERIFIER_assume(spool__fifo_queue_try_take(&fifo, &taken_call[0]));
+        }
+        check_taken_call(0);
     }
 }
 
