@@ -2,7 +2,7 @@
  * GenMC client for the FIFO queue's batch take (src/fifo_queue.h,
  * spool__fifo_queue_try_take_n; deque.md "Batches"), under RC11 and IMM,
  * on the real code built with a first segment of 1 slot and segments of at
- * most 2, as model/genmc/fifo_segments.c is.
+ * most 2 (fifo_client.h, shared with fifo_segments.c).
  *
  * The owner (main) pushes CALLS (4) calls, each with a plain payload behind
  * its argument.  After calls 0 and 1 it hands two references to taker A
@@ -31,47 +31,13 @@
  *        GenMC finds a batch reading a freed segment), under RC11 only, as
  *        in fifo_segments.c
  */
-#include <assert.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdbool.h>
-#include <stdlib.h>
+#include "fifo_client.h"
 
-#define SPOOL__FIFO_QUEUE_INITIAL_CAPACITY 1
-#define SPOOL__FIFO_QUEUE_MAX_CAPACITY 2
-#include "fifo_queue.c"
-
-int spool__test_deque_grow_fails(void)
-{
-    return 0;
-}
-
-void __VERIFIER_assume(bool);
-
-#define CALLS 4
-
-static spool__fifo_queue_t queue;
-static int payload[CALLS]; /* plain, written before the push */
-static atomic_int taken[CALLS];
 static atomic_int handed_a, handed_b; /* references handed over */
-
-static void call_fn(void)
-{
-}
 
 /* Takes of each thread (0: A, 1: B, 2: the owner), into globals: GenMC 0.11
  * took an inlined local's end of lifetime for a free (fifo_segments.c). */
 static spool__fifo_call_t out[3][2];
-
-static void check_taken(spool__fifo_call_t *call)
-{
-    assert(call->fn == call_fn);
-    int *p = call->arg;
-    int i = (int)(p - payload);
-    assert(i >= 0 && i < CALLS);
-    assert(*p == i + 1);
-    atomic_fetch_add_explicit(&taken[i], 1, memory_order_relaxed);
-}
 
 /* Spends n references of thread who with batch takes of up to n calls. */
 static void take_batches(int who, size_t n)
@@ -105,12 +71,6 @@ static void *taker_b(void *arg)
     return NULL;
 }
 
-static void push(int i)
-{
-    payload[i] = i + 1;
-    assert(spool__fifo_queue_push(&queue, call_fn, &payload[i]));
-}
-
 int main(void)
 {
     assert(spool__fifo_queue_init(&queue) == 0);
@@ -128,8 +88,7 @@ int main(void)
     take_batches(2, 1);
     pthread_join(a, NULL);
     pthread_join(b, NULL);
-    for (int i = 0; i < CALLS; i++)
-        assert(atomic_load_explicit(&taken[i], memory_order_relaxed) == 1);
+    check_each_taken_once();
     spool__fifo_queue_destroy(&queue);
     return 0;
 }

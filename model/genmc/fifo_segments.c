@@ -30,33 +30,9 @@
  *        and overwrite depend by control on the value of front it read, so
  *        the hardware cannot reorder them; C11 promises no such thing.
  */
-#include <assert.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdbool.h>
-#include <stdlib.h>
+#include "fifo_client.h"
 
-#define SPOOL__FIFO_QUEUE_INITIAL_CAPACITY 1
-#define SPOOL__FIFO_QUEUE_MAX_CAPACITY 2
-#include "fifo_queue.c"
-
-int spool__test_deque_grow_fails(void)
-{
-    return 0;
-}
-
-void __VERIFIER_assume(bool);
-
-#define CALLS 4
-
-static spool__fifo_queue_t queue;
-static int payload[CALLS]; /* plain, written before the push */
-static atomic_int taken[CALLS];
 static atomic_int handed[2]; /* the references to calls 0 and 1 */
-
-static void call_fn(void)
-{
-}
 
 /* The take of thread who (0, 1: the takers; 2: the owner), into a global:
  * GenMC 0.11 took an inlined local's end of lifetime for a free, and its
@@ -66,12 +42,7 @@ static void take_one(int who)
 {
     spool__fifo_call_t *call = &taken_call[who];
     __VERIFIER_assume(spool__fifo_queue_try_take(&queue, call));
-    assert(call->fn == call_fn);
-    int *p = call->arg;
-    int i = (int)(p - payload);
-    assert(i >= 0 && i < CALLS);
-    assert(*p == i + 1);
-    atomic_fetch_add_explicit(&taken[i], 1, memory_order_relaxed);
+    check_taken(call);
 }
 
 static void *taker(void *arg)
@@ -81,12 +52,6 @@ static void *taker(void *arg)
     __VERIFIER_assume(atomic_load_explicit(reference, memory_order_acquire) == 1);
     take_one((int)(reference - handed));
     return NULL;
-}
-
-static void push(int i)
-{
-    payload[i] = i + 1;
-    assert(spool__fifo_queue_push(&queue, call_fn, &payload[i]));
 }
 
 int main(void)
@@ -104,8 +69,7 @@ int main(void)
     }
     for (int i = 0; i < 2; i++)
         pthread_join(t[i], NULL);
-    for (int i = 0; i < CALLS; i++)
-        assert(atomic_load_explicit(&taken[i], memory_order_relaxed) == 1);
+    check_each_taken_once();
     spool__fifo_queue_destroy(&queue);
     return 0;
 }
