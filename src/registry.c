@@ -370,8 +370,19 @@ static void *worker_main(void *arg)
     /* Counted idle since the pool's start (sleep.md): search first, so that
      * no moment between the handler and the search counts the worker busy
      * (a job's holder that looked then kept its other jobs private). */
+    /* Recorded if a trace runs already (SPOOL_TRACE starts one before the
+     * threads): a worker that finds no work then still shows its sleeps. */
+    spool__trace_ring_t *ring = NULL;
+    size_t capacity = 0;
+#if SPOOL__TRACE_ENABLED
+    spool__trace_t *t = spool__trace_current(&reg->trace);
+    if (t != NULL) {
+        ring = &t->rings[w->index];
+        capacity = t->capacity;
+    }
+#endif
     unsigned from;
-    spool__job_t *job = search(w, &w->terminate, NULL, 0, &from, true);
+    spool__job_t *job = search(w, &w->terminate, ring, capacity, &from, true);
     if (job != NULL)
         spool__worker_run(w, job, from);
     spool__worker_wait_until(w, &w->terminate);

@@ -345,6 +345,37 @@ static void test_environment(void **state)
     }
 }
 
+/* A pool that never gets a job: each worker's first search lasts from the
+ * pool's start to its end, and its row must still show it asleep. */
+static void test_environment_idle_pool(void **state)
+{
+    (void)state;
+    char pattern[600];
+    snprintf(pattern, sizeof pattern, "%s/idle-%%p.json", dir);
+    char *old = getenv("SPOOL_TRACE") ? strdup(getenv("SPOOL_TRACE")) : NULL;
+    setenv("SPOOL_TRACE", pattern, 1);
+    spool_config_t config = {.num_threads = 2};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    int ms = 0;
+    while (spool__counters_sleeping(atomic_load(&pool->sleep.counters)) < 2 && ms++ < 5000)
+        test_sleep_ms(1);
+    assert_true(ms <= 5000);
+    assert_int_equal(spool_pool_destroy(pool), 0); /* writes the file */
+    char name[64];
+    snprintf(name, sizeof name, "idle-%ld", (long)getpid());
+    FILE *f = fopen(out_path(strcat(name, ".expect")), "w");
+    assert_non_null(f);
+    fprintf(f, "spans 0 sleep\nspans 1 sleep\n");
+    assert_int_equal(fclose(f), 0);
+    if (old != NULL) {
+        setenv("SPOOL_TRACE", old, 1);
+        free(old);
+    } else {
+        unsetenv("SPOOL_TRACE");
+    }
+}
+
 int main(void)
 {
     /* These tests start their own traces (test_environment sets it itself):
@@ -366,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_start_stop_write_while_running),
         cmocka_unit_test(test_environment),
+        cmocka_unit_test(test_environment_idle_pool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,8 @@ ends of its flow (ph s on the victim's row, ph f with "bp": "e" on the
 thief's, same id, cat and name, at the stolen job's start), and every job
 marked stolen has one.
 Every NAME.expect: "job ARG WORKER" - exactly one job span with that
-argument, on that worker's row; "records W N" / "lost W N" - otherData.
+argument, on that worker's row; "records W N" / "lost W N" - otherData;
+"spans W NAME" - at least one span named NAME on worker W's row.
 Every *.html: parses as HTML; self-contained (no src, href or URL); its
 embedded data parses and, where a .json of the same trace exists, has the
 same spans.
@@ -115,6 +116,9 @@ def check_expect(path, data, spans):
             elif kind in ("records", "lost"):
                 if per_worker[int(a)][kind] != int(b):
                     fail(path, f"worker {a}: {kind} {per_worker[int(a)][kind]}, expected {b}")
+            elif kind == "spans":
+                if not any(e["name"] == b for e in spans.get(int(a) + 1, [])):
+                    fail(path, f"worker {a}: no {b} span")
     return n
 
 
