@@ -11,8 +11,8 @@
  * million calls costs 16 MB, not the 32 of a doubled and copied ring.
  * Takers claim the front with a CAS, after reading the slot (a slot
  * overwritten meanwhile makes the CAS fail); one holding several
- * references may claim as many calls with one CAS (a batch).  Drained segments are freed
- * when the owner finds the queue empty: every reference is then spent, so
+ * references may claim as many calls with one CAS (a batch).  Drained
+ * segments are freed when the owner finds the queue empty: every reference is then spent, so
  * no taker can be reading one.
  *
  * Takes are only ever made with a reference, so a take always finds a call;
@@ -137,27 +137,12 @@ static inline spool__fifo_seg_t *spool__fifo_queue_front_segment(spool__fifo_que
     return s;
 }
 
-/* One try of spool__fifo_queue_take: false if another taker won the race
- * (retry). */
-static inline bool spool__fifo_queue_try_take(spool__fifo_queue_t *q, spool__fifo_call_t *out)
-{
-    int64_t t;
-    spool__fifo_seg_t *next;
-    spool__fifo_seg_t *s = spool__fifo_queue_front_segment(q, &t, &next);
-    out->fn = atomic_load_explicit(&s->slots[t & s->mask].fn, memory_order_relaxed);
-    out->arg = atomic_load_explicit(&s->slots[t & s->mask].arg, memory_order_relaxed);
-    /* Release pairs with the owner's acquire load of front in
-     * spool__fifo_queue_make_room (the slot was read before it is reused or
-     * its segment freed) and with later takers' acquire load above. */
-    return atomic_compare_exchange_strong_explicit(&q->front, &t, t + 1, memory_order_release,
-                                                   memory_order_relaxed);
-}
-
 /* One try of spool__fifo_queue_take_n: the front calls, at most max (>= 1)
  * and no further than the end of the segment that holds the front, into
  * out; returns how many, 0 if another taker won the race (retry). */
-static inline size_t spool__fifo_queue_try_take_n(spool__fifo_queue_t *q, spool__fifo_call_t *out,
-                                                  size_t max)
+static SPOOL__ALWAYS_INLINE size_t spool__fifo_queue_try_take_n(spool__fifo_queue_t *q,
+                                                                spool__fifo_call_t *out,
+                                                                size_t max)
 {
     int64_t t;
     spool__fifo_seg_t *next;
@@ -165,20 +150,32 @@ static inline size_t spool__fifo_queue_try_take_n(spool__fifo_queue_t *q, spool_
     /* Calls t .. t + max - 1 were all pushed (see above).  A call pushed
      * into a newer segment was pushed after that segment's link, so with
      * next NULL they all lie in s; else those from next's start on lie
-     * beyond it, and wait for the next take. */
+     * beyond it, and wait for the next take.  (t < next's start: one call
+     * always fits, so a take of one skips the test.) */
     int64_t k = (int64_t)max;
-    if (SPOOL__FIFO_QUEUE_BATCH_MUTANT != 1 && next != NULL && k > next->start - t)
+    if (SPOOL__FIFO_QUEUE_BATCH_MUTANT != 1 && max > 1 && next != NULL && k > next->start - t)
         k = next->start - t;
-    for (int64_t i = 0; i < k; i++) {
+    int64_t i = 0;
+    do {
         out[i].fn = atomic_load_explicit(&s->slots[(t + i) & s->mask].fn, memory_order_relaxed);
         out[i].arg = atomic_load_explicit(&s->slots[(t + i) & s->mask].arg, memory_order_relaxed);
-    }
-    /* Release: as spool__fifo_queue_try_take's, for all k slots. */
+    } while (++i < k);
+    /* Release pairs with the owner's acquire load of front in
+     * spool__fifo_queue_make_room (the k slots were read before they are
+     * reused or their segment freed) and with later takers' acquire load in
+     * spool__fifo_queue_front_segment. */
     if (!atomic_compare_exchange_strong_explicit(
             &q->front, &t, t + (SPOOL__FIFO_QUEUE_BATCH_MUTANT == 2 ? 1 : k),
             memory_order_release, memory_order_relaxed))
         return 0;
     return (size_t)k;
+}
+
+/* One try of spool__fifo_queue_take: a batch of one.  False if another
+ * taker won the race (retry). */
+static inline bool spool__fifo_queue_try_take(spool__fifo_queue_t *q, spool__fifo_call_t *out)
+{
+    return spool__fifo_queue_try_take_n(q, out, 1) != 0;
 }
 
 /* Any thread holding an unspent reference to a call in q: takes the front

@@ -56,23 +56,15 @@ static spool__fifo_call_t ticket_step(spool__heap_job_t *t, spool__worker_t *w,
 }
 
 /* Out of line for private_execute, which then saves no register: the rest
- * pushed back is published (another worker is idle), then the call taken
- * runs with run, its ticket's kind when it was spent (publication counts
- * only the references left in the ticket). */
+ * pushed back is published, then the call taken runs with run, its
+ * ticket's kind when it was spent (publication counts only the references
+ * left in the ticket).  Called when another worker is idle, and when the
+ * take lost a race: another worker takes from this FIFO at the same time
+ * (a thief with one of its published tickets), and published, the rest is
+ * taken in batches too (spool__fifo_ticket_execute, deque.md "Batches"),
+ * not one CAS on the shared front per call. */
 static SPOOL__NOINLINE void publish_then_run(spool__worker_t *w, spool__job_fifo_t *f,
                                              spool__fifo_run_t run)
-{
-    spool__worker_publish(w);
-    run_front(f, run);
-}
-
-/* Out of line for the same reason: the take lost a race, so another worker
- * takes from this FIFO at the same time (a thief with one of its published
- * tickets).  Then the rest is published, so that it too is taken in batches
- * (spool__fifo_ticket_execute, deque.md "Batches") and no longer one CAS on
- * the shared front per call; then the call is taken and run with run. */
-static SPOOL__NOINLINE void contended_take(spool__worker_t *w, spool__job_fifo_t *f,
-                                           spool__fifo_run_t run)
 {
     spool__worker_publish(w);
     run_front(f, run);
@@ -108,7 +100,7 @@ static inline void private_execute(spool__job_t *job, spool__fifo_run_t run)
     }
     spool__fifo_call_t call;
     if (SPOOL__UNLIKELY(!spool__fifo_queue_try_take(&f->queue, &call))) {
-        contended_take(w, f, run);
+        publish_then_run(w, f, run); /* contended: see there */
         return;
     }
     run(f->ctx, call);
@@ -158,7 +150,8 @@ void spool__fifo_ticket_execute(spool__job_t *job)
     spool__fifo_run_t run = ops->run_uncounted != NULL ? ops->run_uncounted : ops->run;
     void *ctx = f->ctx;
     size_t done = 0, batch = 1;
-    uint64_t batch_start = now_ns();
+    /* A ticket of one reference is done after its first batch: no clock. */
+    uint64_t batch_start = t->ticket.count > 1 ? now_ns() : 0;
     for (;;) {
         spool__fifo_call_t calls[SPOOL__FIFO_BATCH_MAX];
         size_t k = spool__fifo_queue_take_n(&f->queue, calls,

@@ -127,7 +127,7 @@ spool__job_t *spool__worker_find_work(spool__worker_t *w, unsigned *from)
 /* After a search found a job: are jobs left that a sleeper could take (the
  * injector's, or public ones on any other worker's deque)?  Hints, read
  * with relaxed loads: no wake-up that the protocol promises rests on them
- * (sleep.md, "Wake-ups on work found").  One load per worker: a search
+ * (sleep.md, "Wake-ups on work found").  Two loads per worker: a search
  * ends this way once per stretch of idleness, not per job. */
 static bool jobs_left(spool__worker_t *w)
 {

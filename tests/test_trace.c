@@ -313,16 +313,30 @@ static void test_start_stop_write_while_running(void **state)
 
 /* ---- SPOOL_TRACE ----------------------------------------------------------- */
 
-static void test_environment(void **state)
+/* A pool of two created with SPOOL_TRACE set to DIR/PREFIX-%p.json (the
+ * pool reads it when created; the variable is put back at once). */
+static spool_pool_t *pool_under_env(const char *prefix)
 {
-    (void)state;
     char pattern[600];
-    snprintf(pattern, sizeof pattern, "%s/env-%%p.json", dir);
+    snprintf(pattern, sizeof pattern, "%s/%s-%%p.json", dir, prefix);
     char *old = getenv("SPOOL_TRACE") ? strdup(getenv("SPOOL_TRACE")) : NULL;
     setenv("SPOOL_TRACE", pattern, 1);
     spool_config_t config = {.num_threads = 2};
     spool_pool_t *pool;
     assert_int_equal(spool_pool_create(&config, &pool), 0);
+    if (old != NULL) {
+        setenv("SPOOL_TRACE", old, 1);
+        free(old);
+    } else {
+        unsetenv("SPOOL_TRACE");
+    }
+    return pool;
+}
+
+static void test_environment(void **state)
+{
+    (void)state;
+    spool_pool_t *pool = pool_under_env("env");
     /* Already recording: the environment started it. */
     assert_int_equal(spool_pool_trace_start(pool, 16), EALREADY);
     reset_jobs(32);
@@ -337,12 +351,6 @@ static void test_environment(void **state)
     char expect[700];
     snprintf(expect, sizeof expect, "env-%ld", (long)getpid());
     write_expect(expect, 32);
-    if (old != NULL) {
-        setenv("SPOOL_TRACE", old, 1);
-        free(old);
-    } else {
-        unsetenv("SPOOL_TRACE");
-    }
 }
 
 /* A pool that never gets a job: each worker's first search lasts from the
@@ -350,30 +358,18 @@ static void test_environment(void **state)
 static void test_environment_idle_pool(void **state)
 {
     (void)state;
-    char pattern[600];
-    snprintf(pattern, sizeof pattern, "%s/idle-%%p.json", dir);
-    char *old = getenv("SPOOL_TRACE") ? strdup(getenv("SPOOL_TRACE")) : NULL;
-    setenv("SPOOL_TRACE", pattern, 1);
-    spool_config_t config = {.num_threads = 2};
-    spool_pool_t *pool;
-    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    spool_pool_t *pool = pool_under_env("idle");
     int ms = 0;
     while (spool__counters_sleeping(atomic_load(&pool->sleep.counters)) < 2 && ms++ < 5000)
         test_sleep_ms(1);
     assert_true(ms <= 5000);
     assert_int_equal(spool_pool_destroy(pool), 0); /* writes the file */
     char name[64];
-    snprintf(name, sizeof name, "idle-%ld", (long)getpid());
-    FILE *f = fopen(out_path(strcat(name, ".expect")), "w");
+    snprintf(name, sizeof name, "idle-%ld.expect", (long)getpid());
+    FILE *f = fopen(out_path(name), "w");
     assert_non_null(f);
     fprintf(f, "spans 0 sleep\nspans 1 sleep\n");
     assert_int_equal(fclose(f), 0);
-    if (old != NULL) {
-        setenv("SPOOL_TRACE", old, 1);
-        free(old);
-    } else {
-        unsetenv("SPOOL_TRACE");
-    }
 }
 
 int main(void)
