@@ -103,7 +103,7 @@ static JOIN_COLD void join_slow(spool__worker_t *w, join_job_t *job_b, spool_fn 
 static JOIN_INLINE void join_fork(spool_fn a, void *arg_a, spool_fn b, void *arg_b)
 {
     struct spool__join_frame_v1 frame;
-    if (SPOOL__LIKELY(spool__join_fork_v2(spool__tls_fork_v2, &frame, a, arg_a, b, arg_b))) {
+    if (SPOOL__LIKELY(spool__join_fork_v2(spool__tls_fork_v2, &frame, a, arg_a, b, arg_b, 1))) {
         SPOOL__STAT_INC(spool__current_worker()->stats.jobs_executed);
         frame.fn(frame.arg);
     }
