@@ -141,7 +141,7 @@ SPOOL_API void spool__join_finish_v1(struct spool__join_frame_v1 *b, struct spoo
 static inline __attribute__((always_inline)) struct spool__fork_owner_v2 *
 spool__fork_owner_now_v2(void)
 {
-#if defined(__x86_64__) && defined(__ELF__) && !defined(__ILP32__)
+#if defined(__x86_64__) && defined(__ELF__) && !defined(__ILP32__) && !defined(__code_model_large__)
     struct spool__fork_owner_v2 *owner;
     __asm__ volatile("movq spool__tls_fork_v2@gottpoff(%%rip), %0\n\t"
                      "movq %%fs:(%0), %0"
