@@ -1092,7 +1092,8 @@ static void spare_counts(unsigned *worker, unsigned *pool)
     assert_true(*pool <= SPOOL__SPARE_BLOCKS * w->registry->num_threads);
 }
 
-enum { RECYCLE_BLOCKS = 40 };
+/* More than a worker's spares and the pool's list together hold. */
+enum { RECYCLE_BLOCKS = 2 * SPOOL__SPARE_BLOCKS + 8 };
 typedef struct spare_round {
     spool_scope_fn call;
     unsigned worker_after_spawns, pool_after_spawns;
@@ -1123,15 +1124,15 @@ static void spare_round(void *arg)
     spare_counts(&r->worker_after, &r->pool_after);
 }
 
-/* One thread, so every round is the same: about 40 blocks (the first
- * push publishes its block, as the public part is empty, so there may be
- * one more), all live at the end of the spawns, then freed one by one at
- * the scope's end.  Freeing, the worker's spares fill to 16, and the 17th
- * block spills them to the pool's list (16 at one thread); later spills
- * find that list full and give blocks back to malloc.  The next round takes
- * the worker's spares and then the pool's (more than 16 + 16 blocks) before
- * malloc: both lists are empty once it has spawned, and its end leaves them
- * as the first round's did. */
+/* One thread, so every round is the same: about RECYCLE_BLOCKS blocks
+ * (the first push publishes its block, as the public part is empty, so
+ * there may be one more), all live at the end of the spawns, then freed one
+ * by one at the scope's end.  Freeing, the worker's spares fill to
+ * SPOOL__SPARE_BLOCKS (S), and the next block spills them to the pool's
+ * list (S at one thread); later spills find that list full and give blocks
+ * back to malloc.  The next round takes the worker's spares and then the
+ * pool's (more than S + S blocks) before malloc: both lists are empty once
+ * it has spawned, and its end leaves them as the first round's did. */
 static void test_spare_blocks_spill_to_the_pool(void **state)
 {
     (void)state;
