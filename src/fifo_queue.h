@@ -12,8 +12,8 @@
  * Takers claim the front with a CAS, after reading the slot (a slot
  * overwritten meanwhile makes the CAS fail); one holding several
  * references may claim as many calls with one CAS (a batch).  Drained
- * segments are freed when the owner finds the queue empty: every reference is then spent, so
- * no taker can be reading one.
+ * segments are freed when the owner finds the queue empty: every reference
+ * is then spent, so no taker can be reading one.
  *
  * Takes are only ever made with a reference, so a take always finds a call;
  * what makes the call's slot visible to the taker is the reference's own

@@ -369,9 +369,10 @@ static void *worker_main(void *arg)
         reg->start_handler(reg->handler_ctx, w->index);
     /* Counted idle since the pool's start (sleep.md): search first, so that
      * no moment between the handler and the search counts the worker busy
-     * (a job's holder that looked then kept its other jobs private). */
-    /* Recorded if a trace runs already (SPOOL_TRACE starts one before the
-     * threads): a worker that finds no work then still shows its sleeps. */
+     * (a job's holder that looked then kept its other jobs private).  The
+     * search is recorded if a trace runs already (SPOOL_TRACE starts one
+     * before the threads): a worker that finds no work still shows its
+     * sleeps. */
     spool__trace_ring_t *ring = NULL;
     size_t capacity = 0;
 #if SPOOL__TRACE_ENABLED

@@ -22,7 +22,7 @@
  * "Scope counts"): the scope's count starts at 1 (the body), a private
  * ticket's references are not counted (`local` says how many there are),
  * a private reference whose take loses the race publishes the owner's
- * private jobs before it takes again (job_fifo.c's contended_take),
+ * private jobs before it takes again (job_fifo.c's private_execute),
  * and publishing a ticket counts its references (relaxed add, before the
  * release store of split).  A call run for a counted reference writes its
  * plain result, then drops a count (acq_rel); one run for a local reference
@@ -170,7 +170,7 @@ static void owner_run(spool__job_t *job)
         local--;
         /* A private reference's take that loses the race to the thief
          * publishes the owner's private jobs first (job_fifo.c's
-         * contended_take), then takes again. */
+         * private_execute), then takes again. */
         if (!spool__fifo_queue_try_take(&fifo, &taken_call[0])) {
             client_publish();
             __VERIFIER_assume(spool__fifo_queue_try_take(&fifo, &taken_call[0]));
