@@ -3,7 +3,7 @@
  * and the pool, detached and scope forms).
  *
  * One broadcast_t describes the whole broadcast and the same job pointer is
- * pushed on every worker's broadcast queue (registry.h), under the pool's
+ * pushed on every worker's broadcast queue (worker.h), under the pool's
  * broadcast_lock so that concurrent broadcasts are queued in one order
  * everywhere.  Every queue is grown first, so that either all of them take
  * the job or none does.  After queuing, every sleeping worker is woken
@@ -12,8 +12,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "registry.h"
+#include "global.h"
 #include "scope.h"
+#include "worker.h"
 
 typedef enum { BROADCAST_WAIT, BROADCAST_DETACHED, BROADCAST_SCOPE } broadcast_kind_t;
 
@@ -23,7 +24,7 @@ typedef struct broadcast {
     spool_broadcast_fn fn;              /* WAIT and DETACHED */
     spool_scope_broadcast_fn scope_fn;  /* SCOPE */
     void *ctx;
-    spool_pool_t *registry;
+    spool_pool_t *pool;
     spool__count_latch_t *latch;        /* WAIT: counts the runs */
     spool_scope_t *scope;               /* SCOPE */
     void (*release)(void *ctx);         /* DETACHED */
@@ -33,14 +34,14 @@ typedef struct broadcast {
 /* The last run of a heap broadcast: completion, then the block is freed. */
 static void broadcast_last_run(broadcast_t *b)
 {
-    spool_pool_t *reg = b->registry;
+    spool_pool_t *pool = b->pool;
     if (b->kind == BROADCAST_DETACHED) {
         void (*release)(void *) = b->release;
         void *ctx = b->ctx;
         free(b);
         if (release != NULL)
             release(ctx);
-        spool__registry_work_done(reg);
+        spool__pool_work_done(pool);
     } else {
         spool_scope_t *scope = b->scope;
         free(b);
@@ -52,7 +53,7 @@ static void broadcast_execute(spool__job_t *job)
 {
     broadcast_t *b = (broadcast_t *)job;
     unsigned index = spool__current_worker()->index;
-    unsigned n = b->registry->num_threads;
+    unsigned n = b->pool->num_threads;
     if (b->kind == BROADCAST_SCOPE)
         b->scope_fn(b->scope, b->ctx, index, n);
     else
@@ -80,81 +81,81 @@ bool spool__broadcast_describe(const spool__job_t *job, spool__job_info_t *info)
     return true;
 }
 
-/* Queues b on every worker of reg and wakes the sleepers.  0 or ENOMEM (then
+/* Queues b on every worker of pool and wakes the sleepers.  0 or ENOMEM (then
  * it is queued nowhere). */
-static int broadcast_queue(spool_pool_t *reg, broadcast_t *b)
+static int broadcast_queue(spool_pool_t *pool, broadcast_t *b)
 {
     b->base.execute = broadcast_execute;
-    b->registry = reg;
-    pthread_mutex_lock(&reg->broadcast_lock);
+    b->pool = pool;
+    pthread_mutex_lock(&pool->broadcast_lock);
     /* The lock makes its holder the queues' only pusher (their "owner"). */
-    for (unsigned i = 0; i < reg->num_threads; i++) {
-        if (!spool__deque_reserve(&reg->workers[i].broadcasts)) {
-            pthread_mutex_unlock(&reg->broadcast_lock);
+    for (unsigned i = 0; i < pool->num_threads; i++) {
+        if (!spool__deque_reserve(&pool->workers[i].broadcasts)) {
+            pthread_mutex_unlock(&pool->broadcast_lock);
             return ENOMEM;
         }
     }
-    for (unsigned i = 0; i < reg->num_threads; i++)
-        (void)spool__deque_push_public(&reg->workers[i].broadcasts, &b->base); /* reserved */
-    pthread_mutex_unlock(&reg->broadcast_lock);
-    spool__sleep_new_broadcast(&reg->sleep);
+    for (unsigned i = 0; i < pool->num_threads; i++)
+        (void)spool__deque_push_public(&pool->workers[i].broadcasts, &b->base); /* reserved */
+    pthread_mutex_unlock(&pool->broadcast_lock);
+    spool__sleep_new_broadcast(&pool->sleep);
     return 0;
 }
 
 /* The blocking form: queue, then wait for every run (running the caller's
  * own part, or its own pool's jobs, meanwhile). */
-static int broadcast_wait(spool_pool_t *reg, spool_broadcast_fn fn, void *ctx)
+static int broadcast_wait(spool_pool_t *pool, spool_broadcast_fn fn, void *ctx)
 {
     spool__worker_t *w = spool__current_worker();
-    bool member = w != NULL && w->registry == reg;
-    int err = member ? 0 : spool__registry_add_work_external(reg);
+    bool member = w != NULL && w->pool == pool;
+    int err = member ? 0 : spool__pool_add_work_external(pool);
     if (err != 0)
         return err;
     spool__count_latch_t latch;
     err = spool__count_latch_init(&latch, w, !member);
     if (err == 0) {
         /* One count per run, on top of the waiter's own. */
-        atomic_store_explicit(&latch.counter, (size_t)reg->num_threads + 1, memory_order_relaxed);
+        atomic_store_explicit(&latch.counter, (size_t)pool->num_threads + 1, memory_order_relaxed);
         broadcast_t b = {.kind = BROADCAST_WAIT, .fn = fn, .ctx = ctx, .latch = &latch};
-        err = broadcast_queue(reg, &b);
+        err = broadcast_queue(pool, &b);
         if (err == 0)
             spool__count_latch_wait(&latch, w);
         spool__count_latch_destroy(&latch);
     }
     if (!member)
-        spool__registry_work_done(reg);
+        spool__pool_work_done(pool);
     return err;
 }
 
 /* A heap broadcast (DETACHED or SCOPE), queued; freed by its last run. */
-static int broadcast_heap(spool_pool_t *reg, const broadcast_t *init)
+static int broadcast_heap(spool_pool_t *pool, const broadcast_t *init)
 {
     broadcast_t *b = malloc(sizeof *b);
     if (b == NULL)
         return ENOMEM;
     *b = *init;
-    atomic_init(&b->remaining, reg->num_threads);
-    int err = broadcast_queue(reg, b);
+    atomic_init(&b->remaining, pool->num_threads);
+    int err = broadcast_queue(pool, b);
     if (err != 0)
         free(b);
     return err;
 }
 
-static int spawn_broadcast_into(spool_pool_t *reg, spool_broadcast_fn fn, void *ctx,
+static int spawn_broadcast_into(spool_pool_t *pool, spool_broadcast_fn fn, void *ctx,
                                 void (*release)(void *ctx))
 {
     spool__worker_t *w = spool__current_worker();
-    if (w != NULL && w->registry == reg) {
-        spool__registry_add_work_internal(reg);
+    if (w != NULL && w->pool == pool) {
+        spool__pool_add_work_internal(pool);
     } else {
-        int err = spool__registry_add_work_external(reg);
+        int err = spool__pool_add_work_external(pool);
         if (err != 0)
             return err;
     }
     broadcast_t init = {.kind = BROADCAST_DETACHED, .fn = fn, .ctx = ctx, .release = release};
-    int err = broadcast_heap(reg, &init);
+    int err = broadcast_heap(pool, &init);
     if (err != 0)
-        spool__registry_work_done(reg);
+        spool__pool_work_done(pool);
     return err;
 }
 
@@ -163,19 +164,19 @@ int spool_broadcast(spool_broadcast_fn fn, void *ctx)
     if (fn == NULL)
         return EINVAL;
     spool__worker_t *w = spool__current_worker();
-    spool_pool_t *reg = w != NULL ? w->registry : spool__global_registry();
-    if (reg == NULL) {
+    spool_pool_t *pool = w != NULL ? w->pool : spool__global_pool();
+    if (pool == NULL) {
         fn(ctx, 0, 1); /* no pool could be started: the caller is the one thread */
         return 0;
     }
-    return broadcast_wait(reg, fn, ctx);
+    return broadcast_wait(pool, fn, ctx);
 }
 
 int spool_pool_broadcast(spool_pool_t *pool, spool_broadcast_fn fn, void *ctx)
 {
     if (pool == NULL || fn == NULL)
         return EINVAL;
-    int err = spool__registry_check_fork(pool);
+    int err = spool__pool_check_fork(pool);
     return err != 0 ? err : broadcast_wait(pool, fn, ctx);
 }
 
@@ -184,14 +185,14 @@ int spool_spawn_broadcast(spool_broadcast_fn fn, void *ctx, void (*release)(void
     if (fn == NULL)
         return EINVAL;
     spool__worker_t *w = spool__current_worker();
-    spool_pool_t *reg = w != NULL ? w->registry : spool__global_registry();
-    if (reg == NULL) {
+    spool_pool_t *pool = w != NULL ? w->pool : spool__global_pool();
+    if (pool == NULL) {
         fn(ctx, 0, 1);
         if (release != NULL)
             release(ctx);
         return 0;
     }
-    return spawn_broadcast_into(reg, fn, ctx, release);
+    return spawn_broadcast_into(pool, fn, ctx, release);
 }
 
 int spool_pool_spawn_broadcast(spool_pool_t *pool, spool_broadcast_fn fn, void *ctx,
@@ -199,7 +200,7 @@ int spool_pool_spawn_broadcast(spool_pool_t *pool, spool_broadcast_fn fn, void *
 {
     if (pool == NULL || fn == NULL)
         return EINVAL;
-    int err = spool__registry_check_fork(pool);
+    int err = spool__pool_check_fork(pool);
     return err != 0 ? err : spawn_broadcast_into(pool, fn, ctx, release);
 }
 
@@ -207,8 +208,8 @@ int spool_scope_spawn_broadcast(spool_scope_t *scope, spool_scope_broadcast_fn f
 {
     if (scope == NULL || fn == NULL)
         return EINVAL;
-    spool_pool_t *reg = scope->registry;
-    if (reg == NULL) {
+    spool_pool_t *pool = scope->pool;
+    if (pool == NULL) {
         fn(scope, ctx, 0, 1);
         return 0;
     }
@@ -216,7 +217,7 @@ int spool_scope_spawn_broadcast(spool_scope_t *scope, spool_scope_broadcast_fn f
      * one is added; the last run drops it. */
     spool__count_latch_increment(&scope->latch);
     broadcast_t init = {.kind = BROADCAST_SCOPE, .scope_fn = fn, .ctx = ctx, .scope = scope};
-    int err = broadcast_heap(reg, &init);
+    int err = broadcast_heap(pool, &init);
     if (err != 0)
         spool__count_latch_set(&scope->latch);
     return err;

@@ -2,6 +2,8 @@
 #ifndef SPOOL_JOB_H
 #define SPOOL_JOB_H
 
+#include <stddef.h>
+
 /*
  * A job is intrusive: callers embed spool__job_t as the first member of their
  * own struct (on their stack for join, in a recycled block for spawns) and
@@ -18,6 +20,16 @@ static inline void spool__job_execute(spool__job_t *job)
 {
     job->execute(job);
 }
+
+/*
+ * Publication (worker.c) of a private job: a job that holds several calls (a
+ * scope's spawn block, a FIFO ticket; batch.c knows them) learns that it is
+ * public from now on.  Returns how many calls the job stands for (1 for any
+ * other job), so that publication wakes as many sleepers as a push of that
+ * many jobs would.  The publishing worker runs inside the job's scope, if
+ * it has one.
+ */
+size_t spool__job_published(spool__job_t *job);
 
 /*
  * A heap job: a spawned job's 32-byte block, or a FIFO's ticket.  Blocks

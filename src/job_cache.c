@@ -14,8 +14,6 @@ int spool__job_pool_init(spool__job_pool_t *p)
     p->free = NULL;
     p->free_count = 0;
     p->slabs = NULL;
-    p->spare_blocks = NULL; /* freed by spool__scope_free_pool_blocks */
-    p->spare_block_count = 0;
     return pthread_mutex_init(&p->lock, NULL);
 }
 

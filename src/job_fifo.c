@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "atomics.h"
-#include "registry.h"
+#include "worker.h"
 
 /* How a reference of ticket t runs its call: local (not counted) or not. */
 static inline spool__fifo_run_t run_of(const spool__heap_job_t *t)
@@ -27,7 +27,7 @@ static inline void run_front(spool__job_fifo_t *f, spool__fifo_run_t run)
 
 static void ticket_free(spool__worker_t *w, spool__heap_job_t *t)
 {
-    spool__job_free(&w->registry->job_pool, &w->jobs, t);
+    spool__job_free(&w->pool->job_pool, &w->jobs, t);
 }
 
 /* Spends one reference of ticket t, which the calling worker w holds and
@@ -212,16 +212,16 @@ bool spool__job_fifo_describe(const spool__job_t *job, spool__job_info_t *info)
     return true;
 }
 
-/* spool__worker_push_fifo's new ticket, out of line so that an added
- * reference saves no register.  A thief that asked gets the open ticket
+/* Out of line so that an added reference (spool__worker_push_fifo) saves
+ * no register.  A thief that asked gets the open ticket
  * first (publishing closes it), as a push would publish it (rule 2). */
-int spool__worker_push_fifo_ticket(spool__worker_t *w, spool__job_fifo_t *f, spool__fifo_fn_t fn,
-                                   void *arg, bool local)
+int spool__job_fifo_push_ticket(spool__worker_t *w, spool__job_fifo_t *f, spool__fifo_fn_t fn,
+                                void *arg, bool local)
 {
     spool__deque_t *d = &w->deque;
     if (spool__deque_demanded(d))
         spool__worker_publish(w);
-    spool__heap_job_t *t = spool__job_alloc(&w->registry->job_pool, &w->jobs);
+    spool__heap_job_t *t = spool__job_alloc(&w->pool->job_pool, &w->jobs);
     if (t == NULL)
         return ENOMEM;
     if (!spool__fifo_queue_push(&f->queue, fn, arg)) {

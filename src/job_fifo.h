@@ -107,6 +107,13 @@ static inline size_t spool__fifo_ticket_published(spool__job_t *job)
     return t->ticket.count;
 }
 
+/* spool__worker_push_fifo's slow path (worker.h): the call fn(arg) on f
+ * and a new ticket, the open one from then, pushed on w's deque.  0 or
+ * ENOMEM. */
+struct spool__worker;
+int spool__job_fifo_push_ticket(struct spool__worker *w, spool__job_fifo_t *f, spool__fifo_fn_t fn,
+                                void *arg, bool local);
+
 /* A call taken off a FIFO, as a job (on the stack of the one who took it):
  * for the timeline, which records the call that a ticket's reference runs. */
 typedef struct spool__fifo_job {

@@ -1,7 +1,8 @@
 /* spool_join: fork b for thieves, run a, then take b back or wait for it. */
 #include <stddef.h>
 
-#include "registry.h"
+#include "global.h"
+#include "worker.h"
 
 #if defined(__GNUC__)
 #define JOIN_INLINE inline __attribute__((always_inline))
@@ -44,7 +45,7 @@ void spool__join_execute_v1(spool__job_t *job)
     /* The owner's pool is ours (a thief steals within its pool), alive
      * while we run, so owner may be read after the set. */
     if (spool__core_latch_set(&j->latch))
-        spool__sleep_notify_worker_latch_is_set(&owner->registry->sleep, owner->index);
+        spool__sleep_notify_worker_latch_is_set(&owner->pool->sleep, owner->index);
 }
 
 bool spool__join_describe(const spool__job_t *job, spool__job_info_t *info)
@@ -131,8 +132,8 @@ static JOIN_COLD void join_cold(spool_fn a, void *arg_a, spool_fn b, void *arg_b
     if (a == NULL || b == NULL)
         join_null();
     join_args_t args = {.a = a, .b = b, .arg_a = arg_a, .arg_b = arg_b};
-    spool_pool_t *global = spool__global_registry();
-    if (global == NULL || spool__registry_in_worker(global, join_in_worker, &args) != 0) {
+    spool_pool_t *global = spool__global_pool();
+    if (global == NULL || spool__pool_run_in_worker(global, join_in_worker, &args) != 0) {
         /* No pool to run in: the caller does the work itself. */
         a(arg_a);
         b(arg_b);

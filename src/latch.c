@@ -3,21 +3,21 @@
 
 #include <sched.h>
 
-#include "registry.h"
+#include "worker.h"
 
 void spool__spin_latch_set(spool__spin_latch_t *l)
 {
     /* Copy what we need first: once set, the owner may return and free l. */
-    spool_pool_t *reg = l->owner->registry;
+    spool_pool_t *pool = l->owner->pool;
     unsigned target = l->owner->index;
     if (l->cross) {
         /* The owner's pool may also be destroyed once it returns: hold it. */
-        spool__registry_ref(reg);
+        spool__pool_ref(pool);
         if (spool__core_latch_set(&l->core))
-            spool__sleep_notify_worker_latch_is_set(&reg->sleep, target);
-        spool__registry_unref(reg);
+            spool__sleep_notify_worker_latch_is_set(&pool->sleep, target);
+        spool__pool_unref(pool);
     } else if (spool__core_latch_set(&l->core)) {
-        spool__sleep_notify_worker_latch_is_set(&reg->sleep, target);
+        spool__sleep_notify_worker_latch_is_set(&pool->sleep, target);
     }
 }
 

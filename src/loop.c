@@ -13,7 +13,8 @@
 #include <stdalign.h>
 #include <stddef.h>
 
-#include "registry.h"
+#include "global.h"
+#include "worker.h"
 
 typedef struct loop {
     size_t min;      /* max(min_len, 1) */
@@ -161,7 +162,7 @@ static void run_root(void *arg)
     loop_root_t *root = arg;
     loop_t *l = root->loop;
     spool__worker_t *w = spool__current_worker();
-    l->threads = w != NULL ? w->registry->num_threads : 1;
+    l->threads = w != NULL ? w->pool->num_threads : 1;
     size_t len = root->end - root->begin;
     size_t splits = l->threads;
     if (l->max != 0 && len / l->max > splits)
@@ -183,8 +184,8 @@ static void run_loop(loop_t *l, size_t begin, size_t end, void *acc)
         leaf(&p);
         return;
     }
-    spool_pool_t *global = spool__global_registry();
-    if (global != NULL && spool__registry_in_worker(global, run_root, &root) == 0)
+    spool_pool_t *global = spool__global_pool();
+    if (global != NULL && spool__pool_run_in_worker(global, run_root, &root) == 0)
         return;
     run_root(&root); /* no pool: every join runs both halves here */
 }

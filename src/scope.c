@@ -3,27 +3,29 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "registry.h"
 #include "scope.h"
+
+#include "global.h"
+#include "worker.h"
 
 /* Scope entry and end are inlined into each public entry point with its
  * kinds constant (FIFO or LIFO, in place or not, on a worker or not), so
  * that a LIFO scope on a worker, the one a recursive program opens per
  * call, tests none of the other kinds' cases. */
-static SPOOL__ALWAYS_INLINE void scope_init(spool_scope_t *s, spool_pool_t *reg,
+static SPOOL__ALWAYS_INLINE void scope_init(spool_scope_t *s, spool_pool_t *pool,
                                             spool__worker_t *owner, bool fifo, bool in_place)
 {
     if (spool__count_latch_init(&s->latch, owner, false) != 0)
         spool__abort("cannot initialise a scope's latch");
-    s->registry = reg;
-    s->fifo = fifo && reg != NULL;
+    s->pool = pool;
+    s->fifo = fifo && pool != NULL;
     s->fifos = NULL;
     s->publish_spawns = in_place;
-    s->local_worker = in_place || reg == NULL ? NULL : owner;
+    s->local_worker = in_place || pool == NULL ? NULL : owner;
     s->local = 0;
     s->open_block = NULL; /* open_index is read only while this is set */
     if (s->fifo) {
-        s->fifos = calloc(reg->num_threads, sizeof *s->fifos);
+        s->fifos = calloc(pool->num_threads, sizeof *s->fifos);
         if (s->fifos == NULL)
             s->fifo = false; /* out of memory: still correct, in LIFO order */
     }
@@ -42,11 +44,11 @@ static SPOOL__ALWAYS_INLINE bool run_newest_entry_in_place(spool_scope_t *s,
  * scope_init's: they say, as constants where inlined, which of the steps
  * below can apply (local_open, fifos and the latch's kind are set from them
  * at init, and only this function changes them). */
-static SPOOL__ALWAYS_INLINE void scope_complete(spool_scope_t *s, spool_pool_t *reg,
+static SPOOL__ALWAYS_INLINE void scope_complete(spool_scope_t *s, spool_pool_t *pool,
                                                 spool__worker_t *owner, bool fifo,
                                                 bool in_place)
 {
-    if (!in_place && reg != NULL && s->local_open != SPOOL__LOCAL_CLOSED) {
+    if (!in_place && pool != NULL && s->local_open != SPOOL__LOCAL_CLOSED) {
         /* Every local spawn still private lies above the deque's state when
          * the scope began, so popping reaches each before anything older. */
         /* Looked at once per scope: a timeline that starts meanwhile sees
@@ -68,7 +70,7 @@ static SPOOL__ALWAYS_INLINE void scope_complete(spool_scope_t *s, spool_pool_t *
     spool__count_latch_wait(&s->latch, owner);
     if (fifo && s->fifos != NULL) {
         /* Every job has run, so every ticket has been spent and freed. */
-        for (unsigned i = 0; i < reg->num_threads; i++) {
+        for (unsigned i = 0; i < pool->num_threads; i++) {
             if (s->fifos[i] != NULL)
                 spool__job_fifo_delete(s->fifos[i]);
         }
@@ -78,14 +80,14 @@ static SPOOL__ALWAYS_INLINE void scope_complete(spool_scope_t *s, spool_pool_t *
         spool__count_latch_destroy(&s->latch);
 }
 
-static SPOOL__ALWAYS_INLINE void run_scope(spool__worker_t *w, spool_pool_t *reg,
+static SPOOL__ALWAYS_INLINE void run_scope(spool__worker_t *w, spool_pool_t *pool,
                                            spool_scope_fn body, void *arg, bool fifo,
                                            bool in_place)
 {
     spool_scope_t s;
-    scope_init(&s, reg, w, fifo, in_place);
+    scope_init(&s, pool, w, fifo, in_place);
     body(&s, arg);
-    scope_complete(&s, reg, w, fifo, in_place);
+    scope_complete(&s, pool, w, fifo, in_place);
 }
 
 typedef struct scope_call {
@@ -99,18 +101,18 @@ static void scope_in_worker(void *arg)
     scope_call_t *c = arg;
     spool__worker_t *w = spool__current_worker();
     if (c->fifo)
-        run_scope(w, w->registry, c->body, c->arg, true, false);
+        run_scope(w, w->pool, c->body, c->arg, true, false);
     else
-        run_scope(w, w->registry, c->body, c->arg, false, false);
+        run_scope(w, w->pool, c->body, c->arg, false, false);
 }
 
 /* A scope opened outside any pool: on a worker of the global pool, or, if
  * none can be started, all on this thread. */
 static SPOOL__NOINLINE void scope_outside_pool(spool_scope_fn body, void *arg, bool fifo)
 {
-    spool_pool_t *global = spool__global_registry();
+    spool_pool_t *global = spool__global_pool();
     scope_call_t call = {.body = body, .arg = arg, .fifo = fifo};
-    if (global != NULL && spool__registry_in_worker(global, scope_in_worker, &call) == 0)
+    if (global != NULL && spool__pool_run_in_worker(global, scope_in_worker, &call) == 0)
         return;
     run_scope(NULL, NULL, body, arg, fifo, false);
 }
@@ -119,9 +121,9 @@ static SPOOL__ALWAYS_INLINE void scope_on_worker(spool_scope_fn body, void *arg,
 {
     spool__worker_t *w = spool__current_worker();
     if (SPOOL__LIKELY(w != NULL)) {
-        spool_pool_t *reg = w->registry;
-        SPOOL__ASSUME(reg != NULL); /* a worker's pool: folds run_scope's tests away */
-        run_scope(w, reg, body, arg, fifo, false);
+        spool_pool_t *pool = w->pool;
+        SPOOL__ASSUME(pool != NULL); /* a worker's pool: folds run_scope's tests away */
+        run_scope(w, pool, body, arg, fifo, false);
         return;
     }
     scope_outside_pool(body, arg, fifo);
@@ -130,7 +132,7 @@ static SPOOL__ALWAYS_INLINE void scope_on_worker(spool_scope_fn body, void *arg,
 static SPOOL__ALWAYS_INLINE void scope_in_place(spool_scope_fn body, void *arg, bool fifo)
 {
     spool__worker_t *w = spool__current_worker();
-    run_scope(w, w != NULL ? w->registry : spool__global_registry(), body, arg, fifo, true);
+    run_scope(w, w != NULL ? w->pool : spool__global_pool(), body, arg, fifo, true);
 }
 
 void spool_scope(spool_scope_fn body, void *arg)
@@ -168,79 +170,17 @@ static void scope_job_execute(spool__job_t *base)
     void *arg = job->job.arg;
     spool_scope_t *scope = job->job.ctx;
     /* Recycle the block before running: fn's own spawns can reuse it. */
-    spool__job_free(&scope->registry->job_pool, &spool__current_worker()->jobs, job);
+    spool__job_free(&scope->pool->job_pool, &spool__current_worker()->jobs, job);
     fn(scope, arg);
     spool__count_latch_set(&scope->latch);
 }
 
 /* ---- spawn blocks (scope.h; deque.md, "Spawn blocks") ------------------ */
 
-#define SPARE_BLOCKS SPOOL__SPARE_BLOCKS
-
-/* Links b to the front of the list at *head, poisoned but for the link (as
- * a free heap job is: job_cache.h). */
-static void block_link(spool__spawn_block_t **head, spool__spawn_block_t *b)
+/* Gives b, no job any more, back to w's block cache. */
+static SPOOL__ALWAYS_INLINE void block_free(spool__worker_t *w, spool__spawn_block_t *b)
 {
-    b->next_spare = *head;
-    SPOOL__POISON((char *)b + sizeof b->next_spare, sizeof *b - sizeof b->next_spare);
-    *head = b;
-}
-
-static void free_block_list(spool__spawn_block_t *b)
-{
-    while (b != NULL) {
-        spool__spawn_block_t *next = b->next_spare; /* before the unpoisoning, which undefines it */
-        SPOOL__UNPOISON(b, sizeof *b);
-        free(b);
-        b = next;
-    }
-}
-
-/* block_free with w's spares full (SPARE_BLOCKS): they go to the pool's
- * list and b becomes w's one spare; if that list is full, b and the older
- * half of w's spares go back to malloc instead, so that the next frees do
- * not come here at once again. */
-static SPOOL__NOINLINE void block_spill(spool__worker_t *w, spool__spawn_block_t *b)
-{
-    spool_pool_t *reg = w->registry;
-    spool__job_pool_t *p = &reg->job_pool;
-    spool__spawn_block_t *middle = NULL, *last = w->spare_blocks;
-    for (unsigned i = 1; i < SPARE_BLOCKS; i++) {
-        if (i == SPARE_BLOCKS / 2)
-            middle = last;
-        last = last->next_spare;
-    }
-    bool spilled = false;
-    pthread_mutex_lock(&p->lock);
-    if (p->spare_block_count + SPARE_BLOCKS <= SPARE_BLOCKS * reg->num_threads) {
-        last->next_spare = p->spare_blocks;
-        p->spare_blocks = w->spare_blocks;
-        p->spare_block_count += SPARE_BLOCKS;
-        spilled = true;
-    }
-    pthread_mutex_unlock(&p->lock);
-    if (spilled) {
-        w->spare_blocks = NULL;
-        w->spare_block_count = 1;
-        block_link(&w->spare_blocks, b);
-        return;
-    }
-    free(b);
-    spool__spawn_block_t *older = middle->next_spare;
-    middle->next_spare = NULL;
-    w->spare_block_count = SPARE_BLOCKS / 2;
-    free_block_list(older);
-}
-
-/* Gives b, no job any more, to w's spares. */
-static void block_free(spool__worker_t *w, spool__spawn_block_t *b)
-{
-    if (SPOOL__UNLIKELY(w->spare_block_count >= SPARE_BLOCKS)) {
-        block_spill(w, b);
-        return;
-    }
-    block_link(&w->spare_blocks, b);
-    w->spare_block_count++;
+    spool__block_put(&w->blocks, &w->pool->blocks, b, sizeof *b);
 }
 
 /* A local block whose last entry its scope's worker w took, off the deque:
@@ -252,46 +192,6 @@ static inline void local_block_emptied(spool_scope_t *scope, spool__worker_t *w,
     if (scope->open_block == b)
         scope->open_block = NULL;
     block_free(w, b);
-}
-
-/* A block for w, which has no spare: up to SPARE_BLOCKS from the pool's
- * list (one returned, the rest w's spares), else a new one.  NULL if out of
- * memory. */
-static spool__spawn_block_t *block_refill(spool__worker_t *w)
-{
-    spool__job_pool_t *p = &w->registry->job_pool;
-    pthread_mutex_lock(&p->lock);
-    spool__spawn_block_t *first = p->spare_blocks;
-    unsigned n = 0;
-    if (first != NULL) {
-        spool__spawn_block_t *last = first;
-        for (n = 1; n < SPARE_BLOCKS && last->next_spare != NULL; n++)
-            last = last->next_spare;
-        p->spare_blocks = last->next_spare;
-        p->spare_block_count -= n;
-        last->next_spare = NULL;
-    }
-    pthread_mutex_unlock(&p->lock);
-    if (first == NULL)
-        return malloc(sizeof *first);
-    w->spare_blocks = first->next_spare;
-    w->spare_block_count = n - 1;
-    SPOOL__UNPOISON(first, sizeof *first);
-    return first;
-}
-
-void spool__scope_free_spare_blocks(spool__worker_t *w)
-{
-    free_block_list(w->spare_blocks);
-    w->spare_blocks = NULL;
-    w->spare_block_count = 0;
-}
-
-void spool__scope_free_pool_blocks(spool_pool_t *reg)
-{
-    free_block_list(reg->job_pool.spare_blocks);
-    reg->job_pool.spare_blocks = NULL;
-    reg->job_pool.spare_block_count = 0;
 }
 
 /* A counted block, run by whichever worker w took it: its entries here,
@@ -378,7 +278,7 @@ void spool__scope_local_execute(spool__job_t *base)
     void *arg = b->entries[n].arg;
     scope->local--;
     if (n == 0) {
-        if (SPOOL__UNLIKELY(w->spare_block_count >= SPARE_BLOCKS)) {
+        if (SPOOL__UNLIKELY(spool__block_cache_full(&w->blocks))) {
             local_block_rest(b, fn, arg);
             return;
         }
@@ -489,7 +389,7 @@ static inline int local_block_push(spool_scope_t *scope, spool__worker_t *w,
 static SPOOL__NOINLINE int local_block_refilled(spool_scope_t *scope, spool__worker_t *w,
                                                  spool_scope_fn fn, void *arg)
 {
-    spool__spawn_block_t *b = block_refill(w);
+    spool__spawn_block_t *b = spool__block_refill(&w->blocks, &w->pool->blocks, sizeof *b);
     return b != NULL ? local_block_push(scope, w, b, fn, arg) : ENOMEM;
 }
 
@@ -497,12 +397,9 @@ static SPOOL__NOINLINE int local_block_refilled(spool_scope_t *scope, spool__wor
 static SPOOL__ALWAYS_INLINE int new_local_block(spool_scope_t *scope, spool__worker_t *w,
                                                 spool_scope_fn fn, void *arg)
 {
-    spool__spawn_block_t *b = w->spare_blocks;
+    spool__spawn_block_t *b = spool__block_take_spare(&w->blocks, sizeof *b);
     if (SPOOL__UNLIKELY(b == NULL))
         return local_block_refilled(scope, w, fn, arg);
-    w->spare_blocks = b->next_spare;
-    w->spare_block_count--;
-    SPOOL__UNPOISON(b, sizeof *b);
     return local_block_push(scope, w, b, fn, arg);
 }
 
@@ -621,12 +518,12 @@ static spool__job_fifo_t *scope_fifo_of(spool_scope_t *s, spool__worker_t *w)
 static SPOOL__NOINLINE int spawn_counted(spool_scope_t *scope, spool__worker_t *w,
                                          spool_scope_fn fn, void *arg)
 {
-    spool_pool_t *reg = scope->registry;
-    if (reg == NULL) {
+    spool_pool_t *pool = scope->pool;
+    if (pool == NULL) {
         fn(scope, arg);
         return 0;
     }
-    spool__job_cache_t *cache = spool__job_cache_of(reg, w);
+    spool__job_cache_t *cache = spool__job_cache_of(pool, w);
     spool__heap_job_t *job = NULL;
     spool__job_fifo_t *f = NULL;
     if (cache != NULL && scope->fifo) {
@@ -634,7 +531,7 @@ static SPOOL__NOINLINE int spawn_counted(spool_scope_t *scope, spool__worker_t *
         if (f == NULL)
             return ENOMEM;
     } else {
-        job = spool__job_alloc(&reg->job_pool, cache);
+        job = spool__job_alloc(&pool->job_pool, cache);
         if (job == NULL)
             return ENOMEM;
         job->job.fn = (void (*)(void))fn;
@@ -649,12 +546,12 @@ static SPOOL__NOINLINE int spawn_counted(spool_scope_t *scope, spool__worker_t *
     if (f != NULL)
         err = spool__worker_push_fifo(w, f, (spool__fifo_fn_t)fn, arg, false);
     else if (cache == NULL)
-        err = spool__registry_inject(reg, &job->job.base);
+        err = spool__pool_inject(pool, &job->job.base);
     else
         err = spool__worker_push(w, &job->job.base) ? 0 : ENOMEM;
     if (err != 0) {
         if (job != NULL)
-            spool__job_free(&reg->job_pool, cache, job);
+            spool__job_free(&pool->job_pool, cache, job);
         spool__count_latch_set(&scope->latch);
     } else if (cache != NULL && scope->publish_spawns) {
         spool__worker_publish(w);

@@ -5,7 +5,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "registry.h"
+#include "job.h"
+#include "latch.h"
+#include "worker.h"
 
 /*
  * A block of spawns (deque.md, "Spawn blocks"): up to SPOOL__SPAWN_BLOCK_CAP
@@ -20,10 +22,7 @@
 #define SPOOL__SPAWN_BLOCK_CAP 62u
 typedef struct spool__spawn_block spool__spawn_block_t;
 struct spool__spawn_block {
-    union {
-        spool__job_t base;
-        spool__spawn_block_t *next_spare; /* on a worker's spare list */
-    };
+    spool__job_t base; /* its first word: a spare's link in a block cache */
     spool_scope_t *scope;
     uint32_t count; /* entries held: [0, count), the newest last */
     struct {
@@ -32,24 +31,12 @@ struct spool__spawn_block {
     } entries[SPOOL__SPAWN_BLOCK_CAP];
 };
 
-/* A worker keeps up to this many spare blocks (64 KiB).  One more spills
- * them all to the pool's list, which keeps up to this many per worker (more
- * go back to malloc); a worker with none takes up to this many from there
- * before it calls malloc.  So a scope whose blocks other workers run (one
- * producer, thieves that consume) recycles them through the pool, a batch
- * per lock, instead of a malloc by one thread and a free by another per
- * block. */
-/* 64, not 16: two workers of nqueens 12 (spool-peer) took 3% less time,
- * taking the pool's lock to spill or refill a quarter as often, 64 blocks
- * at a time (deque.md, "Spawn blocks"). */
-#define SPOOL__SPARE_BLOCKS 64u
-
 enum { SPOOL__LOCAL_CLOSED, SPOOL__LOCAL_BLOCKS, SPOOL__LOCAL_FIFO };
 
 struct spool_scope_s {
     /* One count for the body, one per pending spawn or scope broadcast. */
     spool__count_latch_t latch;
-    spool_pool_t *registry;    /* NULL: no pool could be started; spawns run inline */
+    spool_pool_t *pool;        /* NULL: no pool could be started; spawns run inline */
     spool__job_fifo_t **fifos; /* FIFO scopes: one per worker, made by its first spawn */
     bool fifo;
     /* In-place scopes: the body may block until its own spawns have run, so
@@ -73,5 +60,13 @@ struct spool_scope_s {
     spool__spawn_block_t *open_block;
     int64_t open_index;
 };
+
+/* The execute functions of a local spawn block (uncounted while private)
+ * and of a counted one, and what publishing a block does (a local one's
+ * entries are counted on its scope's latch; returns how many calls it
+ * holds: batch.c). */
+void spool__scope_local_execute(spool__job_t *job);
+void spool__scope_counted_execute(spool__job_t *job);
+size_t spool__scope_block_published(spool__job_t *job);
 
 #endif

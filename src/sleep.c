@@ -1,7 +1,7 @@
 /* The sleep module: slow paths.  The protocol is written down in sleep.md. */
 #include "sleep.h"
 
-#include "registry.h"
+#include "worker.h"
 
 #include <errno.h>
 #include <sched.h>

@@ -1,23 +1,26 @@
 /* Detached spawns: spool_spawn, spool_spawn_fifo and their pool variants. */
 #include <errno.h>
 
-#include "registry.h"
+#include "spawn.h"
+
+#include "global.h"
+#include "worker.h"
 
 static void spawn_job_execute(spool__job_t *base)
 {
     spool__heap_job_t *job = (spool__heap_job_t *)base;
     spool_fn fn = (spool_fn)job->job.fn;
     void *arg = job->job.arg;
-    spool_pool_t *reg = job->job.ctx;
-    spool__job_free(&reg->job_pool, &spool__current_worker()->jobs, job);
+    spool_pool_t *pool = job->job.ctx;
+    spool__job_free(&pool->job_pool, &spool__current_worker()->jobs, job);
     fn(arg);
-    spool__registry_work_done(reg);
+    spool__pool_work_done(pool);
 }
 
 static void spawn_fifo_run(void *pool, spool__fifo_call_t call)
 {
     ((spool_fn)call.fn)(call.arg);
-    spool__registry_work_done(pool);
+    spool__pool_work_done(pool);
 }
 
 /* Detached spawns are counted on the pool when made: no local ones. */
@@ -31,14 +34,14 @@ bool spool__spawn_describe(const spool__job_t *job, spool__job_info_t *info)
     return true;
 }
 
-static int spawn_into(spool_pool_t *reg, spool_fn fn, void *arg, bool fifo)
+static int spawn_into(spool_pool_t *pool, spool_fn fn, void *arg, bool fifo)
 {
     spool__worker_t *w = spool__current_worker();
-    spool__job_cache_t *cache = spool__job_cache_of(reg, w);
+    spool__job_cache_t *cache = spool__job_cache_of(pool, w);
     if (cache != NULL) {
-        spool__registry_add_work_internal(reg);
+        spool__pool_add_work_internal(pool);
     } else {
-        int err = spool__registry_add_work_external(reg);
+        int err = spool__pool_add_work_external(pool);
         if (err != 0)
             return err;
     }
@@ -47,25 +50,25 @@ static int spawn_into(spool_pool_t *reg, spool_fn fn, void *arg, bool fifo)
         /* A call on w's FIFO: no job block of its own. */
         err = spool__worker_push_fifo(w, &w->fifo, (spool__fifo_fn_t)fn, arg, false);
         if (err != 0)
-            spool__registry_work_done(reg);
+            spool__pool_work_done(pool);
         return err;
     }
-    spool__heap_job_t *job = spool__job_alloc(&reg->job_pool, cache);
+    spool__heap_job_t *job = spool__job_alloc(&pool->job_pool, cache);
     if (job == NULL) {
-        spool__registry_work_done(reg);
+        spool__pool_work_done(pool);
         return ENOMEM;
     }
     job->job.base.execute = spawn_job_execute;
     job->job.fn = (void (*)(void))fn;
     job->job.arg = arg;
-    job->job.ctx = reg;
+    job->job.ctx = pool;
     if (cache == NULL)
-        err = spool__registry_inject(reg, &job->job.base);
+        err = spool__pool_inject(pool, &job->job.base);
     else
         err = spool__worker_push(w, &job->job.base) ? 0 : ENOMEM;
     if (err != 0) {
-        spool__job_free(&reg->job_pool, cache, job);
-        spool__registry_work_done(reg);
+        spool__job_free(&pool->job_pool, cache, job);
+        spool__pool_work_done(pool);
     }
     return err;
 }
@@ -75,12 +78,12 @@ static int spawn_current(spool_fn fn, void *arg, bool fifo)
     if (fn == NULL)
         return EINVAL;
     spool__worker_t *w = spool__current_worker();
-    spool_pool_t *reg = w != NULL ? w->registry : spool__global_registry();
-    if (reg == NULL) {
+    spool_pool_t *pool = w != NULL ? w->pool : spool__global_pool();
+    if (pool == NULL) {
         fn(arg); /* no pool could be started: run it here */
         return 0;
     }
-    return spawn_into(reg, fn, arg, fifo);
+    return spawn_into(pool, fn, arg, fifo);
 }
 
 int spool_spawn(spool_fn fn, void *arg)
@@ -97,7 +100,7 @@ static int spawn_pool(spool_pool_t *pool, spool_fn fn, void *arg, bool fifo)
 {
     if (pool == NULL || fn == NULL)
         return EINVAL;
-    int err = spool__registry_check_fork(pool);
+    int err = spool__pool_check_fork(pool);
     return err != 0 ? err : spawn_into(pool, fn, arg, fifo);
 }
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "registry.h"
+#include "worker.h"
 
 bool spool__trace_use_tsc;
 
@@ -136,7 +136,7 @@ static int check_pool(spool_pool_t *pool)
 {
     if (pool == NULL)
         return EINVAL;
-    return spool__registry_check_fork(pool);
+    return spool__pool_check_fork(pool);
 }
 
 int spool_pool_trace_start(spool_pool_t *pool, size_t records_per_worker)

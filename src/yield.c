@@ -1,6 +1,6 @@
 /* Yield: a waiting job lets the pool's other jobs run (spool_yield_now,
  * spool_yield_local), and the pending-task hint. */
-#include "registry.h"
+#include "worker.h"
 
 static spool_yield_t run_one(spool__worker_t *w, spool__job_t *job, unsigned from)
 {

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "registry.h"
+#include "worker.h"
 #include "test_util.h"
 
 /* Waits until every worker of pool is idle or asleep (the sleep counters'

@@ -9,7 +9,7 @@
 #include <pthread.h>
 
 #include "latch.h"
-#include "registry.h"
+#include "worker.h"
 #include "test_util.h"
 
 static void test_core_latch_states(void **state)

@@ -14,7 +14,7 @@
 
 #include "order_log.h"
 #include "pool_idle.h"
-#include "registry.h"
+#include "worker.h"
 #include "scope.h"
 #include "spool.h"
 #include "test_util.h"
@@ -1066,13 +1066,13 @@ static void test_job_memory_is_recycled(void **state)
     assert_int_equal(spool_pool_destroy(pool), 0);
 }
 
-/* ---- spare spawn blocks (scope.h, SPOOL__SPARE_BLOCKS) ---------------- */
+/* ---- spare spawn blocks (block_cache.h, SPOOL__BLOCK_CACHE_KEEP) ------- */
 
 /* A spare list's length, checked against its count. */
-static unsigned spare_list_length(spool__spawn_block_t *b, unsigned count)
+static unsigned spare_list_length(spool__block_t *b, unsigned count)
 {
     unsigned n = 0;
-    for (; b != NULL; b = b->next_spare) /* the link is the one word not poisoned */
+    for (; b != NULL; b = b->next) /* the link is the one word not poisoned */
         n++;
     assert_int_equal(n, count);
     return n;
@@ -1083,17 +1083,17 @@ static void spare_counts(unsigned *worker, unsigned *pool)
 {
     spool__worker_t *w = spool__current_worker();
     assert_non_null(w);
-    *worker = spare_list_length(w->spare_blocks, w->spare_block_count);
-    spool__job_pool_t *p = &w->registry->job_pool;
-    pthread_mutex_lock(&p->lock);
-    *pool = spare_list_length(p->spare_blocks, p->spare_block_count);
-    pthread_mutex_unlock(&p->lock);
-    assert_true(*worker <= SPOOL__SPARE_BLOCKS);
-    assert_true(*pool <= SPOOL__SPARE_BLOCKS * w->registry->num_threads);
+    *worker = spare_list_length(w->blocks.spares, w->blocks.count);
+    spool__block_depot_t *d = &w->pool->blocks;
+    pthread_mutex_lock(&d->lock);
+    *pool = spare_list_length(d->spares, d->count);
+    pthread_mutex_unlock(&d->lock);
+    assert_true(*worker <= SPOOL__BLOCK_CACHE_KEEP);
+    assert_true(*pool <= SPOOL__BLOCK_CACHE_KEEP * w->pool->num_threads);
 }
 
 /* More than a worker's spares and the pool's list together hold. */
-enum { RECYCLE_BLOCKS = 2 * SPOOL__SPARE_BLOCKS + 8 };
+enum { RECYCLE_BLOCKS = 2 * SPOOL__BLOCK_CACHE_KEEP + 8 };
 typedef struct spare_round {
     spool_scope_fn call;
     unsigned worker_after_spawns, pool_after_spawns;
@@ -1128,7 +1128,7 @@ static void spare_round(void *arg)
  * (the first push publishes its block, as the public part is empty, so
  * there may be one more), all live at the end of the spawns, then freed one
  * by one at the scope's end.  Freeing, the worker's spares fill to
- * SPOOL__SPARE_BLOCKS (S), and the next block spills them to the pool's
+ * SPOOL__BLOCK_CACHE_KEEP (S), and the next block spills them to the pool's
  * list (S at one thread); later spills find that list full and give blocks
  * back to malloc.  The next round takes the worker's spares and then the
  * pool's (more than S + S blocks) before malloc: both lists are empty once
@@ -1144,7 +1144,7 @@ static void test_spare_blocks_spill_to_the_pool(void **state)
         spare_round_t r = {.call = count_call};
         assert_int_equal(spool_pool_install(pool, spare_round, &r), 0);
         assert_int_equal(atomic_load(&r.ran), RECYCLE_BLOCKS * SPOOL__SPAWN_BLOCK_CAP);
-        assert_int_equal(r.pool_after, SPOOL__SPARE_BLOCKS);
+        assert_int_equal(r.pool_after, SPOOL__BLOCK_CACHE_KEEP);
         if (round == 0) {
             worker_after_first = r.worker_after;
             assert_int_equal(r.worker_after_spawns, 0);

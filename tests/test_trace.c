@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "registry.h"
+#include "worker.h"
 #include "test_util.h"
 
 static char dir[512];

@@ -68,14 +68,14 @@ bool spool__sleep_wake_specific_thread(spool__sleep_t *s, unsigned index)
     (void)index;
     abort();
 }
-void spool__registry_ref(spool_pool_t *reg)
+void spool__pool_ref(spool_pool_t *pool)
 {
-    (void)reg;
+    (void)pool;
     abort();
 }
-void spool__registry_unref(spool_pool_t *reg)
+void spool__pool_unref(spool_pool_t *pool)
 {
-    (void)reg;
+    (void)pool;
     abort();
 }
 

@@ -1,0 +1,93 @@
+/* Work from outside a pool: the injector's push with its wake-up, and
+ * spool_pool_install (a job run on a worker while the caller waits). */
+#include "pool.h"
+
+#include "worker.h"
+
+int spool__pool_inject(spool_pool_t *pool, spool__job_t *job)
+{
+    bool was_empty;
+    int err = spool__injector_push(&pool->injector, job, &was_empty);
+    if (err == 0)
+        spool__sleep_new_injected_jobs(&pool->sleep, 1, was_empty);
+    return err;
+}
+
+typedef struct install_job {
+    spool__job_t base;
+    spool_fn fn;
+    void *arg;
+    spool__spin_latch_t *spin; /* the caller is a worker of another pool */
+    spool__lock_latch_t *lock; /* the caller is outside any pool */
+} install_job_t;
+
+static void install_job_execute(spool__job_t *job)
+{
+    install_job_t *j = (install_job_t *)job;
+    j->fn(j->arg);
+    /* j dies once the latch is set.  The installer drops the work count
+     * once its wait returns (spool__pool_run_in_worker), not the job: the
+     * installer may still be in the injection's wake-up, reading the pool,
+     * when the job has run. */
+    if (j->spin != NULL)
+        spool__spin_latch_set(j->spin);
+    else
+        spool__lock_latch_set(j->lock);
+}
+
+bool spool__install_describe(const spool__job_t *job, spool__job_info_t *info)
+{
+    if (job->execute != install_job_execute)
+        return false;
+    const install_job_t *j = (const install_job_t *)job;
+    spool__trace_describe_call(j->fn, j->arg, info);
+    return true;
+}
+
+int spool__pool_run_in_worker(spool_pool_t *pool, spool_fn fn, void *arg)
+{
+    int err = spool__pool_add_work_external(pool);
+    if (err != 0)
+        return err;
+    install_job_t job = {
+        .base.execute = install_job_execute, .fn = fn, .arg = arg};
+    spool__worker_t *w = spool__current_worker();
+    if (w != NULL) {
+        /* A worker of another pool keeps running its own pool's jobs while
+         * it waits: pools installing into each other cannot deadlock. */
+        spool__spin_latch_t latch;
+        spool__spin_latch_init(&latch, w, true);
+        job.spin = &latch;
+        err = spool__pool_inject(pool, &job.base);
+        if (err == 0)
+            spool__worker_wait_until(w, &latch.core);
+    } else {
+        spool__lock_latch_t latch;
+        err = spool__lock_latch_init(&latch);
+        if (err == 0) {
+            job.lock = &latch;
+            err = spool__pool_inject(pool, &job.base);
+            if (err == 0)
+                spool__lock_latch_wait(&latch);
+            spool__lock_latch_destroy(&latch);
+        }
+    }
+    spool__pool_work_done(pool); /* after the wait: see install_job_execute */
+    return err;
+}
+
+int spool_pool_install(spool_pool_t *pool, spool_fn fn, void *arg)
+{
+    if (pool == NULL || fn == NULL)
+        return EINVAL;
+    int err = spool__pool_check_fork(pool);
+    if (err != 0)
+        return err;
+    spool__worker_t *w = spool__current_worker();
+    if (w != NULL && w->pool == pool) {
+        fn(arg);
+        return 0;
+    }
+    return spool__pool_run_in_worker(pool, fn, arg);
+}
+
