@@ -27,7 +27,7 @@
 #include <stddef.h>
 
 #define SPOOL_VERSION_MAJOR 0
-#define SPOOL_VERSION_MINOR 3
+#define SPOOL_VERSION_MINOR 4
 #define SPOOL_VERSION_PATCH 0
 
 #if defined(SPOOL_STATIC)

@@ -184,19 +184,19 @@ typedef struct spool__deque {
 
 /* The owner's fast push and pop are spool_inline.h's, which programs that
  * use spool_join_inline compile in: they see the fields from bottom to base
- * as struct spool__fork_owner_v2, which must match. */
+ * as struct spool__fork_owner_v3, which must match. */
 #define SPOOL__DEQUE_OWNER_FIELD_AT(field)                                                        \
     (offsetof(spool__deque_t, field) - offsetof(spool__deque_t, bottom) ==                        \
-     offsetof(struct spool__fork_owner_v2, field))
+     offsetof(struct spool__fork_owner_v3, field))
 _Static_assert(SPOOL__DEQUE_OWNER_FIELD_AT(limit) && SPOOL__DEQUE_OWNER_FIELD_AT(floor) &&
                    SPOOL__DEQUE_OWNER_FIELD_AT(base) &&
                    sizeof(atomic_int_least64_t) == sizeof(int64_t) &&
                    sizeof(_Atomic(spool__job_t *)) == sizeof(spool__job_t *),
-               "struct spool__fork_owner_v2 (spool_inline.h) no longer matches the deque");
+               "struct spool__fork_owner_v3 (spool_inline.h) no longer matches the deque");
 
-static inline struct spool__fork_owner_v2 *spool__deque_owner(spool__deque_t *d)
+static inline struct spool__fork_owner_v3 *spool__deque_owner(spool__deque_t *d)
 {
-    return (struct spool__fork_owner_v2 *)(void *)&d->bottom;
+    return (struct spool__fork_owner_v3 *)(void *)&d->bottom;
 }
 
 typedef enum {
@@ -297,7 +297,7 @@ static inline bool spool__deque_push(spool__deque_t *d, spool__job_t *job)
  * then publish if wanted).  One compare covers both. */
 static inline bool spool__deque_push_private(spool__deque_t *d, spool__job_t *job)
 {
-    return spool__fork_push_v2(spool__deque_owner(d), job);
+    return spool__fork_push_v3(spool__deque_owner(d), job);
 }
 
 /* Owner only: spool_fork_inline's push, the fast push that also gives the
@@ -305,7 +305,7 @@ static inline bool spool__deque_push_private(spool__deque_t *d, spool__job_t *jo
 static inline bool spool__deque_push_private_at(spool__deque_t *d, spool__job_t *job,
                                                 int64_t *index)
 {
-    return spool__fork_push_at_v2(spool__deque_owner(d), job, index);
+    return spool__fork_push_at_v3(spool__deque_owner(d), job, index);
 }
 
 /* Owner only: spool_sync_inline's pop: job, pushed at index, if it is
@@ -324,7 +324,7 @@ static inline bool spool__deque_pop_private_at(spool__deque_t *d, int64_t index,
     atomic_store_explicit(&d->bottom, index, memory_order_relaxed);
     return true;
 #else
-    return spool__fork_pop_at_v2(spool__deque_owner(d), index, job);
+    return spool__fork_pop_at_v3(spool__deque_owner(d), index, job);
 #endif
 }
 
@@ -347,7 +347,7 @@ static inline spool__job_t *spool__deque_pop_private(spool__deque_t *d)
     atomic_store_explicit(&d->bottom, b, memory_order_relaxed);
     return atomic_load_explicit(&d->slots[b & d->mask], memory_order_relaxed);
 #else
-    return spool__fork_pop_v2(spool__deque_owner(d));
+    return spool__fork_pop_v3(spool__deque_owner(d));
 #endif
 }
 
@@ -381,7 +381,7 @@ static inline bool spool__deque_newest_private_at(spool__deque_t *d, int64_t ind
  * answer), read through base as the fast pop does. */
 static inline spool__job_t *spool__deque_window_job(spool__deque_t *d, int64_t i)
 {
-    return __atomic_load_n(spool__fork_slot_v2(spool__deque_owner(d), i), __ATOMIC_RELAXED);
+    return __atomic_load_n(spool__fork_slot_v3(spool__deque_owner(d), i), __ATOMIC_RELAXED);
 }
 
 /* Owner only: pops the newest job, at index (spool__deque_newest_private's

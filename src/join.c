@@ -22,20 +22,26 @@ typedef struct join_job {
     spool__core_latch_t latch;
 } join_job_t;
 
-/* spool_join_inline (spool_inline.h) builds b's job in its caller's frame
- * and pushes it itself: its view of the job and of the deque must be ours. */
-_Static_assert(sizeof(join_job_t) == sizeof(struct spool__join_frame_v1), "join frame v1");
-_Static_assert(offsetof(join_job_t, base.execute) == offsetof(struct spool__join_frame_v1, execute),
-               "join frame v1: execute");
-_Static_assert(offsetof(join_job_t, fn) == offsetof(struct spool__join_frame_v1, fn),
-               "join frame v1: fn");
-_Static_assert(offsetof(join_job_t, arg) == offsetof(struct spool__join_frame_v1, arg),
-               "join frame v1: arg");
-_Static_assert(offsetof(join_job_t, latch) == offsetof(struct spool__join_frame_v1, latch) &&
+/* spool_join_inline and spool_fork_inline (spool_inline.h) build b's job in
+ * their caller's frame and push it themselves: their view of the job, of
+ * the deque and of spool_fork_t must be ours.  A change to any of these
+ * layouts gives every name of spool_inline.h the next SPOOL_INLINE_ABI. */
+_Static_assert(sizeof(join_job_t) == sizeof(struct spool__join_frame_v3), "join frame v3");
+_Static_assert(offsetof(join_job_t, base.execute) == offsetof(struct spool__join_frame_v3, execute),
+               "join frame v3: execute");
+_Static_assert(offsetof(join_job_t, fn) == offsetof(struct spool__join_frame_v3, fn),
+               "join frame v3: fn");
+_Static_assert(offsetof(join_job_t, arg) == offsetof(struct spool__join_frame_v3, arg),
+               "join frame v3: arg");
+_Static_assert(offsetof(join_job_t, latch) == offsetof(struct spool__join_frame_v3, latch) &&
                    sizeof(spool__core_latch_t) == sizeof(int) && SPOOL__LATCH_UNSET == 0,
-               "join frame v1: latch");
+               "join frame v3: latch");
+_Static_assert(SPOOL_INLINE_ABI == 3 &&
+                   sizeof(spool_fork_t) == sizeof(struct spool__join_frame_v3) + sizeof(int64_t) &&
+                   offsetof(spool_fork_t, spool__index) == sizeof(struct spool__join_frame_v3),
+               "spool_fork_t changed: give spool_inline.h's names the next SPOOL_INLINE_ABI");
 /* b run by a thief; exported, as spool_join_inline's b names it too. */
-void spool__join_execute_v1(spool__job_t *job)
+void spool__join_execute_v3(spool__job_t *job)
 {
     join_job_t *j = (join_job_t *)job;
     /* Read before fn, whose own steals overwrite it.  Stale when the owner
@@ -50,7 +56,7 @@ void spool__join_execute_v1(spool__job_t *job)
 
 bool spool__join_describe(const spool__job_t *job, spool__job_info_t *info)
 {
-    if (job->execute != spool__join_execute_v1)
+    if (job->execute != spool__join_execute_v3)
         return false;
     const join_job_t *j = (const join_job_t *)job;
     spool__trace_describe_call(j->fn, j->arg, info);
@@ -97,14 +103,14 @@ static JOIN_COLD void join_slow(spool__worker_t *w, join_job_t *job_b, spool_fn 
 }
 
 /* The whole fast path is here, in the caller's frame: push b, run a, pop b,
- * run b, as spool_join_inline does it (spool__join_fork_v2).  Anything else
+ * run b, as spool_join_inline does it (spool__join_fork_v3).  Anything else
  * leaves through a cold function that finishes the join.  No test for a
  * caller outside any pool: its deque is a stand-in that no push fits in,
- * and spool__join_slow_v1 sends it to join_cold. */
+ * and spool__join_slow_v3 sends it to join_cold. */
 static JOIN_INLINE void join_fork(spool_fn a, void *arg_a, spool_fn b, void *arg_b)
 {
-    struct spool__join_frame_v1 frame;
-    if (SPOOL__LIKELY(spool__join_fork_v2(spool__tls_fork_v2, &frame, a, arg_a, b, arg_b, 1))) {
+    struct spool__join_frame_v3 frame;
+    if (SPOOL__LIKELY(spool__join_fork_v3(spool__tls_fork_v3, &frame, a, arg_a, b, arg_b, 1))) {
         SPOOL__STAT_INC(spool__current_worker()->stats.jobs_executed);
         frame.fn(frame.arg);
     }
@@ -140,21 +146,21 @@ static JOIN_COLD void join_cold(spool_fn a, void *arg_a, spool_fn b, void *arg_b
     }
 }
 
-void spool__join_slow_v1(struct spool__join_frame_v1 *b, spool_fn a, void *arg_a)
+void spool__join_slow_v3(struct spool__join_frame_v3 *b, spool_fn a, void *arg_a)
 {
     spool__worker_t *w = spool__current_worker();
-    if (w == NULL) /* outside any pool (spool__tls_fork_v2's stand-in) */
+    if (w == NULL) /* outside any pool (spool__tls_fork_v3's stand-in) */
         join_cold(a, arg_a, b->fn, b->arg);
     else
         join_slow(w, (join_job_t *)(void *)b, a, arg_a);
 }
 
-void spool__join_finish_v1(struct spool__join_frame_v1 *b, spool__job_t *popped)
+void spool__join_finish_v3(struct spool__join_frame_v3 *b, spool__job_t *popped)
 {
     join_finish(spool__current_worker(), (join_job_t *)(void *)b, popped);
 }
 
-void spool__fork_slow_v1(struct spool__join_frame_v1 *b)
+void spool__fork_slow_v3(struct spool__join_frame_v3 *b)
 {
     if (SPOOL__UNLIKELY(b->fn == NULL))
         spool__abort("spool_fork_inline: NULL function");
@@ -165,20 +171,11 @@ void spool__fork_slow_v1(struct spool__join_frame_v1 *b)
         b->execute = NULL;
 }
 
-int spool__sync_finish_v1(struct spool__join_frame_v1 *b, spool__job_t *popped)
+int spool__sync_finish_v3(struct spool__join_frame_v3 *b)
 {
-    spool__worker_t *w = spool__current_worker();
-    if (b->execute == NULL) {
-        /* The fork pushed nothing.  The sync's pop at its index takes
-         * nothing then, but a program built with the 0.3 header pops the
-         * newest job, here an older one (on a worker whose deque could not
-         * grow): back where it was, a slot that is there (else it runs
-         * now, as a waiting owner may run any of its jobs). */
-        if (popped != NULL && !spool__worker_push(w, popped))
-            spool__worker_run(w, popped, SPOOL__FROM_OWN);
-        return 1;
-    }
-    join_finish(w, (join_job_t *)(void *)b, popped);
+    if (b->execute == NULL)
+        return 1; /* the fork pushed nothing: b is the caller's */
+    join_finish(spool__current_worker(), (join_job_t *)(void *)b, NULL);
     return 0;
 }
 

@@ -14,19 +14,19 @@
 _Thread_local spool__worker_t *spool__tls_worker SPOOL__TLS_MODEL;
 /* Outside a pool spool_join_inline's fast push must fail: limit is below
  * every index.  Never written: the push fails before any store. */
-static struct spool__fork_owner_v2 fork_outside_pool = {.limit = INT64_MIN};
-__thread struct spool__fork_owner_v2 *spool__tls_fork_v2 = &fork_outside_pool;
+static struct spool__fork_owner_v3 fork_outside_pool = {.limit = INT64_MIN};
+__thread struct spool__fork_owner_v3 *spool__tls_fork_v3 = &fork_outside_pool;
 
 void spool__worker_enter(spool__worker_t *w)
 {
     spool__tls_worker = w;
-    spool__tls_fork_v2 = spool__deque_owner(&w->deque);
+    spool__tls_fork_v3 = spool__deque_owner(&w->deque);
 }
 
 void spool__worker_leave(void)
 {
     spool__tls_worker = NULL;
-    spool__tls_fork_v2 = &fork_outside_pool;
+    spool__tls_fork_v3 = &fork_outside_pool;
 }
 
 int spool__worker_init(spool__worker_t *w, spool_pool_t *pool, unsigned index)

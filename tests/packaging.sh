@@ -40,9 +40,21 @@ symbols=$(nm -D --defined-only "$libdir/libspool.so" | awk '{print $3}')
 bad=$(grep -v '^spool_' <<<"$symbols" || true)
 [ -z "$bad" ] || fail "libspool.so exports non-spool symbols: $bad"
 grep -qx spool_join <<<"$symbols" || fail "libspool.so does not export spool_join"
-# spool_inline.h's internal names: each carries its layout's version.
-bad=$(grep '^spool__' <<<"$symbols" | grep -v '_v[0-9][0-9]*$' || true)
-[ -z "$bad" ] || fail "libspool.so exports internal names without a layout version: $bad"
+# spool_inline.h's internal names: each carries the one inline ABI version,
+# SPOOL_INLINE_ABI, in the header and in the library alike.
+abi=$(awk '/^#define SPOOL_INLINE_ABI /{print $3}' "$prefix/include/spool_inline.h")
+[ -n "$abi" ] || fail "spool_inline.h defines no SPOOL_INLINE_ABI"
+bad=$(grep '^spool__' <<<"$symbols" | grep -v "_v$abi\$" || true)
+[ -z "$bad" ] || fail "libspool.so exports internal names not of inline ABI $abi: $bad"
+header_names=$(grep -oE 'spool__[a-z0-9_]+_v[0-9]+\b' "$prefix/include/spool_inline.h" | sort -u)
+bad=$(grep -v "_v$abi\$" <<<"$header_names" || true)
+[ -z "$bad" ] || fail "spool_inline.h names not of inline ABI $abi: $bad"
+# Every library function and variable the header names is exported (the
+# header's static inline helpers are not functions of the library).
+for name in $(grep -E '^SPOOL_API' "$prefix/include/spool_inline.h" | sed -E 's/\(.*//' |
+              grep -oE 'spool__[a-z0-9_]+_v[0-9]+$'); do
+  grep -qx "$name" <<<"$symbols" || fail "spool_inline.h declares $name, libspool.so lacks it"
+done
 
 step "manual pages"
 mandir=$prefix/share/man
@@ -124,6 +136,61 @@ links_libspool "$tmp/inline-pc" || fail "shared spool_join_inline build does not
 cc -std=c11 -O2 -o "$tmp/inline-static" "$tmp/inline.c" $(pkg-config --cflags spool) \
    "$(pkg-config --variable=libdir spool)/libspool.a" $(pkg-config --libs-only-other spool)
 "$tmp/inline-static" || fail "spool_join_inline against libspool.a: wrong fib"
+
+if [ "$major" = 0 ] && [ "$minor" -gt 0 ]; then
+step "find_package refuses another minor version (0.x: the ABI may change)"
+mkdir -p "$tmp/oldminor"
+cat > "$tmp/oldminor/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.16)
+project(consumer C)
+find_package(spool $major.$((minor - 1)) CONFIG)
+if(spool_FOUND)
+  message(FATAL_ERROR "spool $major.$minor accepted a request for $major.$((minor - 1))")
+endif()
+find_package(spool $major.$minor REQUIRED CONFIG)
+CMAKE
+cmake -S "$tmp/oldminor" -B "$tmp/oldminor/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null ||
+  fail "find_package: the version check is wrong (see above)"
+fi
+
+step "dlopen: a plugin that uses spool, loaded into a program that does not"
+cat > "$tmp/plugin.c" <<'C'
+#include <spool_inline.h>
+typedef struct { long n, r; } fib_t;
+static void fib(void *p)
+{
+    fib_t *t = p;
+    if (t->n < 2) { t->r = t->n; return; }
+    fib_t a = {t->n - 1, 0}, b = {t->n - 2, 0};
+    spool_join_inline(fib, &a, fib, &b);
+    t->r = a.r + b.r;
+}
+long plugin_fib(long n)
+{
+    fib_t t = {n, 0};
+    fib(&t);
+    return t.r;
+}
+C
+cat > "$tmp/host.c" <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+    (void)argc;
+    void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+        fprintf(stderr, "dlopen: %s\n", dlerror());
+        return 2;
+    }
+    long (*fib)(long) = (long (*)(long))dlsym(h, "plugin_fib");
+    return fib != NULL && fib(24) == 46368 ? 0 : 1;
+}
+C
+cc -std=c11 -O2 -fPIC -shared -o "$tmp/libplugin.so" "$tmp/plugin.c" \
+   $(pkg-config --cflags --libs spool) -Wl,-rpath,"$(pkg-config --variable=libdir spool)"
+cc -std=c11 -O2 -o "$tmp/host" "$tmp/host.c" -ldl
+"$tmp/host" "$tmp/libplugin.so" || fail "a dlopen()ed plugin linked with libspool.so failed"
 
 step "add_subdirectory"
 mkdir -p "$tmp/sub"
