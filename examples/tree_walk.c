@@ -1,5 +1,6 @@
-/* A breadth-first tree walk with a FIFO scope, as in seed 003's Stylo
- * example: each node is processed, then its children are spawned; with
+/* A breadth-first tree walk with a FIFO scope, the traversal that rayon's
+ * scope_fifo was made for (Servo's Stylo; rayon-rs/rfcs, scope
+ * scheduling): each node is processed, then its children are spawned; with
  * spool_scope_fifo each worker finishes the siblings it spawned before
  * their children.  On one thread the order is exactly breadth-first, which
  * this program checks.  Usage: spool_example_tree_walk [depth] [fanout] */

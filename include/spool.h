@@ -13,8 +13,27 @@
  *
  * Conventions
  *  - Every function returning int returns 0 on success or a positive errno
- *    value, as pthreads does.  Nothing sets errno.
- *  - A zeroed spool_config_t, or a NULL config, means "all defaults".
+ *    value, as pthreads does, except these, whose int is a value:
+ *    spool_current_thread_index (an index, -1 outside any pool),
+ *    spool_current_thread_has_pending_tasks (1 or 0, -1 outside any pool)
+ *    and spool_sync_inline (spool_inline.h: 1 or 0).  Functions returning
+ *    unsigned, size_t or spool_yield_t return a count, a version or a
+ *    result as documented.  Nothing sets errno.
+ *  - A programming error (a NULL function where one is required) prints one
+ *    line naming the function to stderr and aborts; bad values return
+ *    EINVAL.
+ *  - A zeroed spool_config_t or spool_for_opts_t, or a NULL pointer to
+ *    one, means "all defaults".
+ *  - Names: public ones begin with spool_ or SPOOL_; spool__ names are
+ *    internal.  A type spool_x_t is struct spool_x (or enum spool_x),
+ *    except spool_scope_t, struct spool_scope_s: C++ would let the
+ *    function spool_scope hide a struct of that name.
+ *  - Structs that grow: spool_config_t, which the caller fills and passes
+ *    in, carries its own size (set by
+ *    SPOOL_CONFIG_INIT; 0 means the first layout); spool_worker_stats_t,
+ *    which the library fills, is sized by the caller's argument, as
+ *    getsockopt's buffer is.  Either way the library reads or writes no
+ *    more than the caller's size.
  *  - "Worker" below means a thread owned by a spool pool; "outside" means any
  *    other thread (main, threads of your own, workers of another pool are
  *    "outside" a pool they do not belong to).
@@ -63,14 +82,11 @@ typedef struct spool_config {
     unsigned num_threads;
     /* Stack size of each worker in bytes; 0: the system default (on Linux
      * the stack rlimit, usually 8 MiB).  Each level of nested spool_join
-     * costs about 210 bytes of worker stack (x86-64, gcc -O2; about 720
-     * under AddressSanitizer), so the default holds a recursion 20,000
-     * joins deep; tests/test_stack.c runs one on 64 MiB stacks, which is
-     * enough for sanitized builds too.  A worker that waits (for a stolen
-     * half, a scope, an install into another pool) runs other jobs on its
-     * own stack, so jobs of unrelated trees can pile up on it while work
-     * keeps arriving: tests/test_stress_mix.c, trees 30 deep, has seen 3 MiB
-     * in use (4.4 MiB under AddressSanitizer). */
+     * takes a few hundred bytes of worker stack (more under sanitizers);
+     * tests/test_stack.c runs a recursion 20,000 joins deep on 64 MiB
+     * stacks.  A worker that waits (for a stolen half, a scope, an install
+     * into another pool) runs other jobs on its own stack, so jobs of
+     * unrelated trees can pile up on it while work keeps arriving. */
     size_t stack_size;
     /* NULL: "spool".  Workers are named "<name>-<index>" (truncated to the
      * 15 characters Linux keeps). */

@@ -144,7 +144,7 @@ SPOOL_API void spool__join_finish_v3(struct spool__join_frame_v3 *b, struct spoo
  * offset in a callee-saved register across the caller's half (a push and a
  * pop more per fork) nor has the fork store the pointer in the frame for
  * the sync to load back (a store and a dependent load on every fork:
- * deque.md, "The sync's pop").  The same initial-exec access as the C read
+ * deque.md).  The same initial-exec access as the C read
  * of the variable (the linker turns it into a constant offset in an
  * executable); volatile, so that each sync reads it. */
 static inline __attribute__((always_inline)) struct spool__fork_owner_v3 *

@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # Builds spool and runs the whole test suite: a normal build (with the
-# packaging check and the spin model of the sleep protocol), the same with
+# packaging, ABI and header checks and the spin models), the same with
 # clang (C and C++ compilers; the models are not run twice), the suite under
-# -fsanitize=thread and under -fsanitize=address,undefined, and the unit
-# tests under valgrind memcheck.  On Debian, run as root, it first installs
-# whatever the build and the tests need and lack.
+# -fsanitize=thread and under -fsanitize=address,undefined, the unit tests
+# under valgrind memcheck, and the unit tests of the two other builds that
+# are shipped as options: -DSPOOL_STATS=ON and -DSPOOL_TRACE=OFF.  On
+# Debian, run as root, it first installs whatever the build and the tests
+# need and lack.
 #
 #   scripts/test.sh            everything (what CI runs)
-#   scripts/test.sh plain      one variant: plain, clang, thread, address,undefined or valgrind
+#   scripts/test.sh plain      one variant: plain, clang, thread, address,undefined,
+#                              valgrind, stats or notrace
 #
 # Environment: SPOOL_TEST_SCALE multiplies stress iteration counts;
-# CTEST_ARGS adds ctest arguments (e.g. "--repeat until-fail:20").
+# CTEST_ARGS adds ctest arguments (e.g. "--repeat until-fail:20"); CI=true
+# (set by .ci/run) makes a missing checker (spin, abidiff, python3) fail the
+# configuration instead of leaving its test out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,10 +44,11 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 variants=("${@:-all}")
-[ "${variants[0]}" = all ] && variants=(plain clang thread address,undefined valgrind)
+[ "${variants[0]}" = all ] && variants=(plain clang thread address,undefined valgrind stats notrace)
 
 jobs=$(nproc 2>/dev/null || echo 2)
 for v in "${variants[@]}"; do
+  labels=()
   case "$v" in
     plain) dir=build; sanitize=""; extra=() ;;
     clang) dir=build-clang; sanitize=""; extra=(-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
@@ -50,6 +56,11 @@ for v in "${variants[@]}"; do
     thread) dir=build-tsan; sanitize=thread; extra=() ;;
     address,undefined) dir=build-asan; sanitize=address,undefined; extra=() ;;
     valgrind) dir=build-valgrind; sanitize=""; extra=(-DSPOOL_VALGRIND=ON) ;;
+    # The other shipped builds: their code paths run, the unit tests only.
+    stats) dir=build-stats; sanitize=""; labels=(-L unit)
+           extra=(-DSPOOL_STATS=ON -DSPOOL_MODEL_CHECK=OFF -DSPOOL_BENCH=OFF -DSPOOL_BUILD_EXAMPLES=OFF) ;;
+    notrace) dir=build-notrace; sanitize=""; labels=(-L unit)
+             extra=(-DSPOOL_TRACE=OFF -DSPOOL_MODEL_CHECK=OFF -DSPOOL_BENCH=OFF -DSPOOL_BUILD_EXAMPLES=OFF) ;;
     *) echo "scripts/test.sh: unknown variant '$v'" >&2; exit 2 ;;
   esac
   echo "=== spool tests: $v ($dir)"
@@ -60,7 +71,8 @@ for v in "${variants[@]}"; do
   joins=${SPOOL_TEST_OUTSIDE_JOINS:-}
   [ -n "$sanitize" ] && [ -z "$joins" ] && joins=50000
   # shellcheck disable=SC2086
-  (cd "$dir" && SPOOL_TEST_OUTSIDE_JOINS=${joins:-500000} ctest --output-on-failure -j "$jobs" ${CTEST_ARGS:-})
+  (cd "$dir" && SPOOL_TEST_OUTSIDE_JOINS=${joins:-500000} ctest --output-on-failure -j "$jobs" \
+     ${labels[@]+"${labels[@]}"} ${CTEST_ARGS:-})
   if [ "$v" = thread ]; then
     # Once more with every pool recording its timeline (SPOOL_TRACE): the
     # workers write their rings while the pools run and are destroyed.

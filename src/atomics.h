@@ -50,9 +50,8 @@ extern atomic_uint spool__tsan_fence_word;
     ((void)atomic_fetch_add_explicit(&spool__tsan_fence_word, 0, memory_order_seq_cst))
 #elif defined(__x86_64__) && defined(__GNUC__) && !defined(SPOOL__MODEL_CHECK)
 /* On x86-64 any locked instruction is a full barrier; a locked OR of zero on
- * the stack costs a fraction of mfence (measured here on an AMD EPYC VM:
- * fib(30) at 1 thread 0.040 s with clang's mfence, 0.014 s with this, which
- * is what gcc emits for the seq-cst fence anyway). */
+ * the stack costs a fraction of mfence, which clang emits for the fence
+ * (gcc emits this one; bench/'s fib at one thread shows the difference). */
 #define spool__fence_seq_cst() __asm__ __volatile__("lock orq $0, (%%rsp)" ::: "memory", "cc")
 #else
 #define spool__fence_seq_cst() atomic_thread_fence(memory_order_seq_cst)

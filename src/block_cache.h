@@ -10,7 +10,8 @@
  * to that many from the depot before it calls malloc.  So blocks that
  * thieves free reach their producer again a batch per lock, instead of a
  * malloc on one thread and a free on another per block.  The size of a
- * batch: bench/ (spool-peer nqueens at 2 threads) shows the lock's cost.
+ * batch sets how often the depot's lock is taken (bench/'s nqueens at 2
+ * threads shows it).
  */
 #ifndef SPOOL_BLOCK_CACHE_H
 #define SPOOL_BLOCK_CACHE_H

@@ -7,7 +7,7 @@
  * broadcast_lock so that concurrent broadcasts are queued in one order
  * everywhere.  Every queue is grown first, so that either all of them take
  * the job or none does.  After queuing, every sleeping worker is woken
- * (sleep.md, "Broadcasts").
+ * (sleep.md).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -94,11 +94,7 @@ void spool__deque_window_down(spool__deque_t *d, int64_t bottom)
      * thief's alert stored before it in that thief's release sequence, so
      * that the slow push's acquire exchange still synchronizes with the
      * thief.  Relaxed: it orders nothing itself. */
-#if SPOOL__DEQUE_WINDOW_LIMIT_STORE
-    atomic_store_explicit(&d->limit, SPOOL__DEQUE_ALERT, memory_order_relaxed);
-#else
     (void)atomic_exchange_explicit(&d->limit, SPOOL__DEQUE_ALERT, memory_order_relaxed);
-#endif
     spool__deque_floor_follows_split(d);
 }
 
@@ -115,16 +111,12 @@ bool spool__deque_make_room(spool__deque_t *d, int64_t b)
     int64_t limit = t + d->mask + 1;
     if (limit > d->lap + d->mask + 1)
         limit = d->lap + d->mask + 1;
-#if SPOOL__DEQUE_LIMIT_RESET_STORE
-    atomic_store_explicit(&d->limit, limit, memory_order_relaxed);
-#else
     /* An exchange, so that an alert a thief raised after the one we take back
      * is not lost but replaces the new bound.  Acquire pairs with the
      * thieves' release store of the alert (spool__deque_take_oldest): if we
      * take one back, the caller's next look at top (wants_publish) sees that
      * thief's steal and publishes. */
-    (void)atomic_exchange_explicit(&d->limit, limit, SPOOL__DEQUE_LIMIT_RESET_ORDER);
-#endif
+    (void)atomic_exchange_explicit(&d->limit, limit, memory_order_acquire);
     if (d->lap != lap)
         spool__deque_floor_follows_split(d); /* up to the window's start */
     return true;
@@ -150,8 +142,7 @@ spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b)
     spool__deque_set_split(d, b, memory_order_release);
     /* Pairs with the fence in spool__deque_take_oldest: either the thief
      * sees the lowered split, or we see its incremented top. */
-    if (SPOOL__DEQUE_POP_FENCED)
-        spool__fence_seq_cst();
+    spool__fence_seq_cst();
     int64_t t = atomic_load_explicit(&d->top, memory_order_relaxed);
     if (t > b) {
         public_part_emptied(d, b); /* it was empty */

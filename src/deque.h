@@ -35,91 +35,6 @@
 #include "job.h"
 #include "spool_inline.h"
 
-/* The orders and the fence of the protocol, macros so that the GenMC
- * clients (model/genmc/chase_lev.c, split_deque.c) can build mutants that
- * weaken them. */
-#ifndef SPOOL__DEQUE_PUBLISH_ORDER
-#define SPOOL__DEQUE_PUBLISH_ORDER memory_order_release
-#endif
-#ifndef SPOOL__DEQUE_STEAL_SPLIT_ORDER
-#define SPOOL__DEQUE_STEAL_SPLIT_ORDER memory_order_acquire
-#endif
-#ifndef SPOOL__DEQUE_POP_FENCED
-#define SPOOL__DEQUE_POP_FENCED 1
-#endif
-#ifndef SPOOL__DEQUE_STEAL_FENCED
-#define SPOOL__DEQUE_STEAL_FENCED 1
-#endif
-/* The thieves' store of the alert in limit; release pairs with the
- * owner's acquire exchange in spool__deque_make_room. */
-#ifndef SPOOL__DEQUE_ALERT_ORDER
-#define SPOOL__DEQUE_ALERT_ORDER memory_order_release
-#endif
-/* The owner's exchange that takes the alert back; acquire pairs with the
- * thieves' release store of it. */
-#ifndef SPOOL__DEQUE_LIMIT_RESET_ORDER
-#define SPOOL__DEQUE_LIMIT_RESET_ORDER memory_order_acquire
-#endif
-/* Mutant only: 1 resets limit with a plain store, not an exchange. */
-#ifndef SPOOL__DEQUE_LIMIT_RESET_STORE
-#define SPOOL__DEQUE_LIMIT_RESET_STORE 0
-#endif
-/* Mutant only: 1 raises no alert when a thief takes the last public job. */
-#ifndef SPOOL__DEQUE_NO_ALERT
-#define SPOOL__DEQUE_NO_ALERT 0
-#endif
-/* The thieves' exchange that stores a demand in floor; release pairs with
- * the owner's acquire exchange in spool__deque_publish. */
-#ifndef SPOOL__DEQUE_DEMAND_ORDER
-#define SPOOL__DEQUE_DEMAND_ORDER memory_order_release
-#endif
-/* The owner's exchange that serves a demand; acquire pairs with the
- * thieves' release store of it. */
-#ifndef SPOOL__DEQUE_SERVE_ORDER
-#define SPOOL__DEQUE_SERVE_ORDER memory_order_acquire
-#endif
-/* Mutants only: 1 serves a demand with a plain store of floor; 1 clears the
- * thieves' asked flag before the exchange; 1 raises the flag but no demand
- * in floor. */
-#ifndef SPOOL__DEQUE_SERVE_STORE
-#define SPOOL__DEQUE_SERVE_STORE 0
-#endif
-#ifndef SPOOL__DEQUE_CLEAR_FLAG_FIRST
-#define SPOOL__DEQUE_CLEAR_FLAG_FIRST 0
-#endif
-#ifndef SPOOL__DEQUE_NO_DEMAND_IN_FLOOR
-#define SPOOL__DEQUE_NO_DEMAND_IN_FLOOR 0
-#endif
-/* Mutant only: 1 stores the demand in floor with a plain store. */
-#ifndef SPOOL__DEQUE_DEMAND_STORE
-#define SPOOL__DEQUE_DEMAND_STORE 0
-#endif
-/* The thief's second load of split, after its CAS took a job, which says
- * whether that job was the last public one; seq-cst pairs with the owner's
- * fence in spool__deque_pop_public (its store of a lower split, then its
- * load of top). */
-#ifndef SPOOL__DEQUE_ALERT_SPLIT_ORDER
-#define SPOOL__DEQUE_ALERT_SPLIT_ORDER memory_order_seq_cst
-#endif
-/* Mutants only: 1 leaves the window where it was when a slow pop takes
- * bottom below it; 1 stores the alert that bounds the moved window with a
- * plain store, which ends a thief's release sequence. */
-#ifndef SPOOL__DEQUE_NO_WINDOW_DOWN
-#define SPOOL__DEQUE_NO_WINDOW_DOWN 0
-#endif
-#ifndef SPOOL__DEQUE_WINDOW_LIMIT_STORE
-#define SPOOL__DEQUE_WINDOW_LIMIT_STORE 0
-#endif
-/* Mutant only: 1 lets the owner pop privately one job below split. */
-#ifndef SPOOL__DEQUE_PRIVATE_SLACK
-#define SPOOL__DEQUE_PRIVATE_SLACK 0
-#endif
-/* Mutants only (model/genmc/fork_sync.c): the sync's pop at the fork's
- * index without one of its three tests: 1 floor, 2 bottom, 3 the slot. */
-#ifndef SPOOL__DEQUE_POP_AT_MUTANT
-#define SPOOL__DEQUE_POP_AT_MUTANT 0
-#endif
-
 /* limit's value while the public part is (or was just) empty: below every
  * index, so that the owner's next push takes the slow path and publishes. */
 #define SPOOL__DEQUE_ALERT INT64_MIN
@@ -167,7 +82,7 @@ typedef struct spool__deque {
     /* Owner only: the address of index 0's slot if the buffer ran on
      * without wrapping from the window's start (lap): the fast push and
      * pop reach the slot of an index in the window, [lap, lap + capacity),
-     * with one add (deque.md, "The window"). */
+     * with one add (deque.md). */
     uintptr_t base;
     /* Owner only: the live buffer's slots and mask (the slow paths index
      * with them), and the window's start (a multiple of the capacity, with
@@ -205,8 +120,8 @@ typedef enum {
     SPOOL__STEAL_RETRY /* lost a race; the deque may still hold work */
 } spool__steal_t;
 
-/* Owner only: sets split to s, and its owner's copy.  order is release
- * (a mutant's weaker one aside): it pairs with the thieves' acquire load of
+/* Owner only: sets split to s, and its owner's copy.  order is release:
+ * it pairs with the thieves' acquire load of
  * split in spool__deque_take_oldest, so a thief that sees a new split sees
  * the slots below it and their jobs' fields. */
 static inline void spool__deque_set_split(spool__deque_t *d, int64_t s, memory_order order)
@@ -253,7 +168,7 @@ void spool__deque_window_down(spool__deque_t *d, int64_t bottom);
  * left it.  True if it moved (floor then followed split too). */
 static inline bool spool__deque_window_follows(spool__deque_t *d, int64_t bottom)
 {
-    if (SPOOL__LIKELY(bottom >= d->lap) || SPOOL__DEQUE_NO_WINDOW_DOWN)
+    if (SPOOL__LIKELY(bottom >= d->lap))
         return false;
     spool__deque_window_down(d, bottom);
     return true;
@@ -310,22 +225,10 @@ static inline bool spool__deque_push_private_at(spool__deque_t *d, spool__job_t 
 
 /* Owner only: spool_sync_inline's pop: job, pushed at index, if it is
  * still the newest job, private and not asked for, and in its slot; else
- * false with nothing popped (deque.md, "The sync's pop"). */
+ * false with nothing popped (deque.md). */
 static inline bool spool__deque_pop_private_at(spool__deque_t *d, int64_t index, spool__job_t *job)
 {
-#if SPOOL__DEQUE_POP_AT_MUTANT
-    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
-    int64_t f = atomic_load_explicit(&d->floor, memory_order_relaxed);
-    spool__job_t *held = atomic_load_explicit(&d->slots[index & d->mask], memory_order_relaxed);
-    if ((SPOOL__DEQUE_POP_AT_MUTANT != 1 && index < f) ||
-        (SPOOL__DEQUE_POP_AT_MUTANT != 2 && b != index + 1) ||
-        (SPOOL__DEQUE_POP_AT_MUTANT != 3 && held != job))
-        return false;
-    atomic_store_explicit(&d->bottom, index, memory_order_relaxed);
-    return true;
-#else
     return spool__fork_pop_at_v3(spool__deque_owner(d), index, job);
-#endif
 }
 
 /* Owner only: the private job at index i, split <= i < bottom. */
@@ -340,15 +243,7 @@ static inline spool__job_t *spool__deque_private_job(spool__deque_t *d, int64_t 
  * (spool__deque_pop, then publish if demanded). */
 static inline spool__job_t *spool__deque_pop_private(spool__deque_t *d)
 {
-#if SPOOL__DEQUE_PRIVATE_SLACK /* a mutant (model/genmc/split_deque.c) */
-    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed) - 1;
-    if (b < atomic_load_explicit(&d->floor, memory_order_relaxed) - SPOOL__DEQUE_PRIVATE_SLACK)
-        return NULL;
-    atomic_store_explicit(&d->bottom, b, memory_order_relaxed);
-    return atomic_load_explicit(&d->slots[b & d->mask], memory_order_relaxed);
-#else
     return spool__fork_pop_v3(spool__deque_owner(d));
-#endif
 }
 
 /* Owner only: true, with the newest job's index in *index, if popping that
@@ -411,24 +306,17 @@ static inline int64_t spool__deque_publish(spool__deque_t *d, bool *was_empty)
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
     *was_empty = atomic_load_explicit(&d->top, memory_order_relaxed) >= s;
     if (b > s)
-        spool__deque_set_split(d, b, SPOOL__DEQUE_PUBLISH_ORDER);
+        spool__deque_set_split(d, b, memory_order_release);
     else if (atomic_load_explicit(&d->floor, memory_order_relaxed) != SPOOL__DEQUE_DEMANDED)
         return 0; /* floor is at its bound already, and no demand to serve */
-    if (SPOOL__DEQUE_CLEAR_FLAG_FIRST)
-        atomic_store_explicit(&d->asked, 0, memory_order_relaxed);
-#if SPOOL__DEQUE_SERVE_STORE
-    atomic_store_explicit(&d->floor, spool__deque_floor_bound(d), memory_order_relaxed);
-#else
     /* Floor up to the new split, and any demand served: an exchange, so that
      * a demand stored after it stays.  Acquire pairs with the thieves'
      * release exchange of the demand (spool__deque_take_oldest): if we take
      * one, the store of asked by its thief, and by any thief whose demand
      * came before it, comes before our clear below, so asked cannot stay
      * set (and keep later thieves from asking) with no demand in floor. */
-    (void)atomic_exchange_explicit(&d->floor, spool__deque_floor_bound(d),
-                                   SPOOL__DEQUE_SERVE_ORDER);
-#endif
-    if (!SPOOL__DEQUE_CLEAR_FLAG_FIRST && atomic_load_explicit(&d->asked, memory_order_relaxed) != 0)
+    (void)atomic_exchange_explicit(&d->floor, spool__deque_floor_bound(d), memory_order_acquire);
+    if (atomic_load_explicit(&d->asked, memory_order_relaxed) != 0)
         atomic_store_explicit(&d->asked, 0, memory_order_relaxed);
     return b - s;
 }
@@ -442,7 +330,7 @@ static inline bool spool__deque_push_public(spool__deque_t *d, spool__job_t *job
     /* As spool__deque_publish (all jobs here are public, so demand and top
      * need no look). */
     spool__deque_set_split(d, atomic_load_explicit(&d->bottom, memory_order_relaxed),
-                           SPOOL__DEQUE_PUBLISH_ORDER);
+                           memory_order_release);
     /* No owner pops here; floor is kept at split all the same. */
     spool__deque_floor_follows_split(d);
     return true;
@@ -455,7 +343,7 @@ static inline bool spool__deque_push_public(spool__deque_t *d, spool__job_t *job
 static inline spool__job_t *spool__deque_pop(spool__deque_t *d)
 {
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed) - 1;
-    if (SPOOL__LIKELY(b >= d->owner_split - SPOOL__DEQUE_PRIVATE_SLACK)) {
+    if (SPOOL__LIKELY(b >= d->owner_split)) {
         atomic_store_explicit(&d->bottom, b, memory_order_relaxed);
         spool__deque_window_follows(d, b);
         return atomic_load_explicit(&d->slots[b & d->mask], memory_order_relaxed);
@@ -479,11 +367,11 @@ static inline spool__steal_t spool__deque_take_oldest(spool__deque_t *d, spool__
 {
     /* Acquire pairs with the CAS on top by other thieves and the owner. */
     int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
-    if (fenced && SPOOL__DEQUE_STEAL_FENCED)
+    if (fenced)
         /* Pairs with the fence in spool__deque_pop_public. */
         spool__fence_seq_cst();
     /* Acquire pairs with the release stores of split by the owner. */
-    int64_t s = atomic_load_explicit(&d->split, SPOOL__DEQUE_STEAL_SPLIT_ORDER);
+    int64_t s = atomic_load_explicit(&d->split, memory_order_acquire);
     if (t >= s) {
         /* The demand, in floor, makes the owner's next fast pop fail: it
          * publishes (spool__deque_publish).  asked first, then floor (in
@@ -496,11 +384,7 @@ static inline spool__steal_t spool__deque_take_oldest(spool__deque_t *d, spool__
              * write of floor is a read-modify-write, it is in the other's
              * release sequence too, so both stores of asked come before
              * its clear. */
-            if (SPOOL__DEQUE_DEMAND_STORE)
-                atomic_store_explicit(&d->floor, SPOOL__DEQUE_DEMANDED, SPOOL__DEQUE_DEMAND_ORDER);
-            else if (!SPOOL__DEQUE_NO_DEMAND_IN_FLOOR)
-                (void)atomic_exchange_explicit(&d->floor, SPOOL__DEQUE_DEMANDED,
-                                               SPOOL__DEQUE_DEMAND_ORDER);
+            (void)atomic_exchange_explicit(&d->floor, SPOOL__DEQUE_DEMANDED, memory_order_release);
         }
         return SPOOL__STEAL_EMPTY;
     }
@@ -515,15 +399,13 @@ static inline spool__steal_t spool__deque_take_oldest(spool__deque_t *d, spool__
     /* The last public job: the owner's next push publishes.  split read
      * again, after the CAS: the s read before it may be older than the
      * owner's public pop of the job above ours, and then says that job is
-     * still there while neither of us raises the alert (deque.md, "The push
-     * alert").  Seq-cst pairs with the owner's fence in
+     * still there while neither of us raises the alert (deque.md, I2).  Seq-cst pairs with the owner's fence in
      * spool__deque_pop_public: either its load of top sees our CAS (it
      * finds the public part empty, and raises the alert itself), or this
      * load sees its lower split.  Release pairs with the owner's acquire
      * exchange in spool__deque_make_room. */
-    if (ask && !SPOOL__DEQUE_NO_ALERT &&
-        t + 1 >= atomic_load_explicit(&d->split, SPOOL__DEQUE_ALERT_SPLIT_ORDER))
-        atomic_store_explicit(&d->limit, SPOOL__DEQUE_ALERT, SPOOL__DEQUE_ALERT_ORDER);
+    if (ask && t + 1 >= atomic_load_explicit(&d->split, memory_order_seq_cst))
+        atomic_store_explicit(&d->limit, SPOOL__DEQUE_ALERT, memory_order_release);
     *out = job;
     return SPOOL__STEAL_SUCCESS;
 }

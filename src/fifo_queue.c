@@ -1,5 +1,4 @@
-/* The queue of a job FIFO: its slow paths (fifo_queue.h; deque.md, "The
- * FIFO queue"). */
+/* The queue of a job FIFO: its slow paths (fifo_queue.h; fifo.md). */
 #include "fifo_queue.h"
 
 #include <errno.h>
@@ -74,7 +73,7 @@ bool spool__fifo_queue_make_room(spool__fifo_queue_t *q)
     /* Acquire pairs with the takers' release CAS on front: a call below
      * front was read by its taker before its slot is reused or its segment
      * freed. */
-    int64_t f = atomic_load_explicit(&q->front, SPOOL__FIFO_QUEUE_DRAINED_ORDER);
+    int64_t f = atomic_load_explicit(&q->front, memory_order_acquire);
     if (f == b && q->oldest != tail)
         free_drained(q);
     /* Slot b of tail's ring is free if its call of the previous lap was
@@ -93,7 +92,7 @@ bool spool__fifo_queue_make_room(spool__fifo_queue_t *q)
         return false;
     /* Release pairs with the takers' acquire load of next in
      * spool__fifo_queue_take: a taker that finds s sees its start and mask. */
-    atomic_store_explicit(&tail->next, s, SPOOL__FIFO_QUEUE_LINK_ORDER);
+    atomic_store_explicit(&tail->next, s, memory_order_release);
     q->tail = s;
     q->limit = b + capacity;
     return true;

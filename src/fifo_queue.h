@@ -1,6 +1,5 @@
 /*
- * Internal: the queue of a job FIFO (job_fifo.h; deque.md, "The FIFO
- * queue").  One thread, its owner, pushes calls (fn, arg) at the back; any
+ * Internal: the queue of a job FIFO (job_fifo.h; fifo.md).  One thread, its owner, pushes calls (fn, arg) at the back; any
  * thread that holds a reference to a call in it (a FIFO ticket's) takes the
  * front one.  A call is 16 bytes in a slot, not a job block of its own.
  *
@@ -28,18 +27,6 @@
 #include <stdint.h>
 
 #include "atomics.h"
-
-/* The orders of the protocol, macros so that the GenMC client
- * (model/genmc/fifo_queue.c) can build mutants that weaken them. */
-#ifndef SPOOL__FIFO_QUEUE_FRONT_ORDER
-#define SPOOL__FIFO_QUEUE_FRONT_ORDER memory_order_acquire
-#endif
-#ifndef SPOOL__FIFO_QUEUE_LINK_ORDER
-#define SPOOL__FIFO_QUEUE_LINK_ORDER memory_order_release
-#endif
-#ifndef SPOOL__FIFO_QUEUE_DRAINED_ORDER
-#define SPOOL__FIFO_QUEUE_DRAINED_ORDER memory_order_acquire
-#endif
 
 typedef void (*spool__fifo_fn_t)(void);
 
@@ -96,10 +83,6 @@ static inline bool spool__fifo_queue_push(spool__fifo_queue_t *q, spool__fifo_fn
     return true;
 }
 
-#ifndef SPOOL__FIFO_QUEUE_BATCH_MUTANT
-#define SPOOL__FIFO_QUEUE_BATCH_MUTANT 0 /* GenMC mutants of the batch take */
-#endif
-
 /* The front: loads front (into *t) and finds the segment holding it, moving
  * head on to it; *next is that segment's next as loaded, NULL if it was the
  * newest. */
@@ -113,7 +96,7 @@ static inline spool__fifo_seg_t *spool__fifo_queue_front_segment(spool__fifo_que
      * call *t was pushed: ours, or one whose taker we synchronize with here;
      * either way we see call *t's slot.  (A batch of k: of the *t + k, the
      * newest was made after call *t + k - 1 was pushed, so we see all k.) */
-    *t = atomic_load_explicit(&q->front, SPOOL__FIFO_QUEUE_FRONT_ORDER);
+    *t = atomic_load_explicit(&q->front, memory_order_acquire);
     /* Acquire pairs with the release CAS below (a taker moving head on) and
      * the owner's release store when it frees: we see the segment's start
      * and mask. */
@@ -153,7 +136,7 @@ static SPOOL__ALWAYS_INLINE size_t spool__fifo_queue_try_take_n(spool__fifo_queu
      * beyond it, and wait for the next take.  (t < next's start: one call
      * always fits, so a take of one skips the test.) */
     int64_t k = (int64_t)max;
-    if (SPOOL__FIFO_QUEUE_BATCH_MUTANT != 1 && max > 1 && next != NULL && k > next->start - t)
+    if (max > 1 && next != NULL && k > next->start - t)
         k = next->start - t;
     int64_t i = 0;
     do {
@@ -164,9 +147,8 @@ static SPOOL__ALWAYS_INLINE size_t spool__fifo_queue_try_take_n(spool__fifo_queu
      * spool__fifo_queue_make_room (the k slots were read before they are
      * reused or their segment freed) and with later takers' acquire load in
      * spool__fifo_queue_front_segment. */
-    if (!atomic_compare_exchange_strong_explicit(
-            &q->front, &t, t + (SPOOL__FIFO_QUEUE_BATCH_MUTANT == 2 ? 1 : k),
-            memory_order_release, memory_order_relaxed))
+    if (!atomic_compare_exchange_strong_explicit(&q->front, &t, t + k, memory_order_release,
+                                                 memory_order_relaxed))
         return 0;
     return (size_t)k;
 }

@@ -1,4 +1,4 @@
-/* FIFOs and their tickets (see job_fifo.h; deque.md, "FIFO tickets"). */
+/* FIFOs and their tickets (see job_fifo.h; fifo.md). */
 #include "job_fifo.h"
 
 #include <errno.h>
@@ -61,7 +61,7 @@ static spool__fifo_call_t ticket_step(spool__heap_job_t *t, spool__worker_t *w,
  * left in the ticket).  Called when another worker is idle, and when the
  * take lost a race: another worker takes from this FIFO at the same time
  * (a thief with one of its published tickets), and published, the rest is
- * taken in batches too (spool__fifo_ticket_execute, deque.md "Batches"),
+ * taken in batches too (spool__fifo_ticket_execute, fifo.md),
  * not one CAS on the shared front per call. */
 static SPOOL__NOINLINE void publish_then_run(spool__worker_t *w, spool__job_fifo_t *f,
                                              spool__fifo_run_t run)
@@ -117,7 +117,7 @@ void spool__fifo_ticket_local_execute(spool__job_t *job)
 }
 
 /* A published ticket's holder claims its calls in batches (one CAS on the
- * FIFO's front for up to this many: deque.md, "Batches"), growing from one
+ * FIFO's front for up to this many: fifo.md), growing from one
  * call while each batch runs in under SPOOL__FIFO_BATCH_NS, so that only
  * calls this short are ever claimed ahead of their turn. */
 #define SPOOL__FIFO_BATCH_MAX 16u

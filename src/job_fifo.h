@@ -1,6 +1,5 @@
 /*
- * Internal: a FIFO of calls and its tickets (seed 003; deque.md, "FIFO
- * tickets" and "The FIFO queue").
+ * Internal: a FIFO of calls and its tickets (fifo.md).
  *
  * Per-thread FIFO order on LIFO deques: a FIFO spawn from worker W pushes
  * the call (fn, arg) on W's FIFO (of the scope, or W's own FIFO for
@@ -17,7 +16,7 @@
  * worker's own FIFO), so a call is its function and argument only, 16 bytes
  * in the queue (fifo_queue.h), and the FIFO's ops say how to run one.
  *
- * Credits (deque.md, "Scope counts"): the FIFO spawns of a scope's own
+ * Credits (scope.md): the FIFO spawns of a scope's own
  * worker are local, not counted on the scope's latch while their
  * references are private; they go into local tickets (their own kind, never
  * joined by a counted reference), whose publication counts them.

@@ -42,21 +42,12 @@ void spool__lock_latch_destroy(spool__lock_latch_t *l)
     pthread_mutex_destroy(&l->lock);
 }
 
-/* The orders of the lock latch's two atomic steps; model/genmc weakens them
- * (its mutants) to show that the checker notices. */
-#ifndef SPOOL__LOCK_LATCH_SET_ORDER
-#define SPOOL__LOCK_LATCH_SET_ORDER memory_order_acq_rel
-#endif
-#ifndef SPOOL__LOCK_LATCH_SEEN_ORDER
-#define SPOOL__LOCK_LATCH_SEEN_ORDER memory_order_acquire
-#endif
-
 void spool__lock_latch_set(spool__lock_latch_t *l)
 {
     /* Release pairs with the acquire loads in spool__lock_latch_wait: a
      * waiter that sees SET sees everything done before the set.  Acquire
      * orders the wake-up below after the waiter's BLOCKING. */
-    if (atomic_exchange_explicit(&l->state, SPOOL__LOCK_LATCH_SET, SPOOL__LOCK_LATCH_SET_ORDER) !=
+    if (atomic_exchange_explicit(&l->state, SPOOL__LOCK_LATCH_SET, memory_order_acq_rel) !=
         SPOOL__LOCK_LATCH_BLOCKING)
         return; /* the waiter will see SET without us: l may be gone now */
     /* The waiter holds the mutex from its CAS to the condvar wait and needs
@@ -69,24 +60,23 @@ void spool__lock_latch_set(spool__lock_latch_t *l)
 }
 
 /* Rounds of spinning (then of sched_yield) before an outside waiter blocks:
- * a job of a few microseconds ends without the futex round trip, which cost
- * about 15 us per outside call here. */
+ * a job of a few microseconds ends without the futex round trip (bench/'s
+ * small-loops workload, called from outside, shows its cost). */
 #define LOCK_LATCH_SPIN_ROUNDS 7u
 #define LOCK_LATCH_YIELD_ROUNDS 16u
 
 static bool lock_latch_is_set(spool__lock_latch_t *l)
 {
     /* Acquire pairs with the exchange in spool__lock_latch_set. */
-    return atomic_load_explicit(&l->state, SPOOL__LOCK_LATCH_SEEN_ORDER) == SPOOL__LOCK_LATCH_SET;
+    return atomic_load_explicit(&l->state, memory_order_acquire) == SPOOL__LOCK_LATCH_SET;
 }
 
 void spool__lock_latch_wait(spool__lock_latch_t *l)
 {
     /* Yield once before spinning: the worker our job woke up may have been
      * queued on this CPU (the scheduler places a wakee beside its waker),
-     * where the spin would keep it from running.  Here it took W5's median
-     * wake latency at one thread from 27.6 to 23.4 us and from 24.2 to
-     * 19.6 us in two runs of eight. */
+     * where the spin would keep it from running (bench/'s wake workload
+     * shows the latency). */
     if (lock_latch_is_set(l))
         return;
     sched_yield();
@@ -136,6 +126,7 @@ void spool__count_latch_wait_cold(spool__count_latch_t *l, spool__worker_t *owne
         spool__lock_latch_wait(&l->lock);
     else
         /* Not a recorded wait: the jobs run meanwhile nest in the caller's
-         * span anyway, and the recorded wait's call cost 1% of nqueens. */
+         * span anyway, and a scope's end should not pay the recorded wait's
+         * call (trace.md, "Costs"). */
         spool__worker_wait_until(owner, &l->spin.core);
 }

@@ -1,7 +1,7 @@
 /*
  * Internal: latches, one-shot signals that each have one owner thread.
  *
- * The core latch is seed 000's Appendix A: UNSET -> SLEEPY -> SLEEPING are
+ * The core latch is rayon's (its sleep RFC): UNSET -> SLEEPY -> SLEEPING are
  * moved by the owner alone (under its sleep mutex for the second step), and
  * SET by anyone with one exchange.  Only a setter that replaces SLEEPING
  * wakes the owner, and it wakes the owner alone.  See sleep.md.
@@ -174,8 +174,8 @@ static inline void spool__count_latch_wait(spool__count_latch_t *l, struct spool
 {
     /* Only the owner's count left: no counted job is pending or running,
      * and none can be made (only a count holder adds counts), so there is
-     * nothing to drop, set or wait for (two locked instructions fewer per
-     * scope whose spawns all stayed local).  Acquire pairs with the acq_rel
+     * nothing to drop, set or wait for (two locked instructions saved for
+     * a scope whose spawns all stayed local).  Acquire pairs with the acq_rel
      * decrement that left 1 and, through its release sequence, every
      * earlier one: the jobs' effects are visible. */
     if (atomic_load_explicit(&l->counter, memory_order_acquire) == 1)

@@ -175,7 +175,7 @@ static void scope_job_execute(spool__job_t *base)
     spool__count_latch_set(&scope->latch);
 }
 
-/* ---- spawn blocks (scope.h; deque.md, "Spawn blocks") ------------------ */
+/* ---- spawn blocks (scope.h; scope.md) ------------------ */
 
 /* Gives b, no job any more, back to w's block cache. */
 static SPOOL__ALWAYS_INLINE void block_free(spool__worker_t *w, spool__spawn_block_t *b)

@@ -10,7 +10,7 @@
 #include "worker.h"
 
 /*
- * A block of spawns (deque.md, "Spawn blocks"): up to SPOOL__SPAWN_BLOCK_CAP
+ * A block of spawns (scope.md): up to SPOOL__SPAWN_BLOCK_CAP
  * calls of one scope behind one deque entry, so that a spawn by the scope's
  * own worker is two stores into the newest block instead of a job block and a
  * push, and a thief takes a whole block with one steal.  Whoever holds the
@@ -42,7 +42,7 @@ struct spool_scope_s {
     /* In-place scopes: the body may block until its own spawns have run, so
      * a spawn by the body's worker is published at once. */
     bool publish_spawns;
-    /* Credits (deque.md, "Scope counts"): spawns by local_worker, the
+    /* Credits (scope.md): spawns by local_worker, the
      * worker that runs the scope, go into local spawn blocks (a FIFO
      * scope's: local FIFO tickets), not counted on the latch while they are
      * private; local says how many entries (references) are.

@@ -28,7 +28,7 @@ int spool__sleep_init(spool__sleep_t *s, unsigned num_workers)
         ws->is_blocked = false;
     }
     s->num_workers = num_workers;
-    /* Every worker idle until its thread runs (sleep.md, "The counters"). */
+    /* Every worker idle until its thread runs (sleep.md). */
     atomic_init(&s->counters, (uint64_t)num_workers << SPOOL__INACTIVE_SHIFT);
     return 0;
 }

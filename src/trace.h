@@ -113,21 +113,6 @@ static inline spool__trace_t *spool__trace_current(spool__trace_state_t *s)
     return atomic_load_explicit(&s->current, memory_order_acquire);
 }
 
-/* The orders of the ring protocol (trace.md), macros so that the GenMC
- * client (model/genmc/trace_ring.c) can build mutants that weaken them. */
-#ifndef SPOOL__TRACE_CLAIM_FENCE
-#define SPOOL__TRACE_CLAIM_FENCE memory_order_release
-#endif
-#ifndef SPOOL__TRACE_PUBLISH_ORDER
-#define SPOOL__TRACE_PUBLISH_ORDER memory_order_release
-#endif
-#ifndef SPOOL__TRACE_COUNT_ORDER
-#define SPOOL__TRACE_COUNT_ORDER memory_order_acquire
-#endif
-#ifndef SPOOL__TRACE_CHECK_FENCE
-#define SPOOL__TRACE_CHECK_FENCE memory_order_acquire
-#endif
-
 /* ThreadSanitizer does not model fences (and warns about them); every
  * field the fences order is an atomic, so it has no plain access to check
  * against them anyway. */
@@ -147,7 +132,7 @@ static inline void spool__trace_put(spool__trace_ring_t *r, size_t capacity, uin
     /* Release fence: pairs with the reader's acquire fence before it reads
      * claimed.  A reader that sees any field stored below also sees this
      * claim, and so discards the record this one overwrites (trace.md). */
-    spool__trace_fence(SPOOL__TRACE_CLAIM_FENCE);
+    spool__trace_fence(memory_order_release);
     spool__trace_record_t *rec = &r->records[r->pos];
     atomic_store_explicit(&rec->start, start, memory_order_relaxed);
     atomic_store_explicit(&rec->end, end, memory_order_relaxed);
@@ -158,7 +143,7 @@ static inline void spool__trace_put(spool__trace_ring_t *r, size_t capacity, uin
     r->count = n;
     /* Release pairs with the reader's acquire load of written: the record's
      * fields are visible to a reader that counts it. */
-    atomic_store_explicit(&r->written, n, SPOOL__TRACE_PUBLISH_ORDER);
+    atomic_store_explicit(&r->written, n, memory_order_release);
 }
 
 /* A record as read back. */
@@ -177,7 +162,7 @@ static inline size_t spool__trace_ring_copy(const spool__trace_ring_t *r, size_t
 {
     /* Acquire pairs with the release store of written in spool__trace_put:
      * the fields of every counted record are visible. */
-    uint64_t written = atomic_load_explicit(&r->written, SPOOL__TRACE_COUNT_ORDER);
+    uint64_t written = atomic_load_explicit(&r->written, memory_order_acquire);
     if (written > limit)
         written = limit;
     uint64_t first = written > capacity ? written - capacity : 0;
@@ -195,7 +180,7 @@ static inline size_t spool__trace_ring_copy(const spool__trace_ring_t *r, size_t
      * a load above read a field of record j + capacity (which overwrites
      * record j), the claimed value read below counts record j + capacity,
      * and record j is discarded. */
-    spool__trace_fence(SPOOL__TRACE_CHECK_FENCE);
+    spool__trace_fence(memory_order_acquire);
     uint64_t claimed = atomic_load_explicit(&r->claimed, memory_order_relaxed);
     uint64_t valid_from = claimed > capacity ? claimed - capacity : 0;
     size_t skip = valid_from > first ? (size_t)(valid_from - first) : 0;

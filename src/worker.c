@@ -317,7 +317,7 @@ void spool__worker_wait_until_cold(spool__worker_t *w, spool__core_latch_t *latc
 
 #if SPOOL__TRACE_ENABLED
 /* Out of line, so that the untraced wait does not pay this one's register
- * saves (callgrind: 16 instructions per scope wait in nqueens). */
+ * saves. */
 static SPOOL__NOINLINE void wait_recorded_traced(spool__worker_t *w, spool__core_latch_t *latch,
                                                  spool__trace_t *t, void (*fn)(void *),
                                                  void *arg)
@@ -358,7 +358,7 @@ void spool__worker_publish(spool__worker_t *w)
     spool__deque_t *d = &w->deque;
     int64_t end = atomic_load_explicit(&d->bottom, memory_order_relaxed);
     /* A block or ticket is posted as the calls it holds, so that as many
-     * sleepers wake as there are calls to run (deque.md, "Spawn blocks"). */
+     * sleepers wake as there are calls to run (scope.md). */
     int64_t extra_calls = 0;
     for (int64_t i = d->owner_split; i < end; i++)
         extra_calls += (int64_t)spool__job_published(spool__deque_private_job(d, i)) - 1;

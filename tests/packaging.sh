@@ -101,6 +101,12 @@ c++ -std=c++17 -o "$tmp/lambdas-pc" "$src/examples/lambdas.cpp" \
    $(pkg-config --cflags --libs spool) -Wl,-rpath,"$(pkg-config --variable=libdir spool)"
 "$tmp/lambdas-pc" >/dev/null
 
+step "README.md's example"
+awk '/^```c$/ {on = 1; next} on && /^```$/ {exit} on' "$src/README.md" > "$tmp/readme.c"
+cc -std=c11 -O2 -Wall -Wextra -Werror -o "$tmp/readme" "$tmp/readme.c" \
+   $(pkg-config --cflags --libs spool) -Wl,-rpath,"$(pkg-config --variable=libdir spool)"
+"$tmp/readme" >/dev/null || fail "README.md's example gave a wrong result"
+
 step "spool_join_inline, shared and static"
 cat > "$tmp/inline.c" <<'C'
 #include <pthread.h>

@@ -141,7 +141,7 @@ static void test_alert_after_last_public_job(void **state)
     spool__deque_destroy(&d);
 }
 
-/* The fast paths' window (deque.md, "The window"): the fast push and pop
+/* The fast paths' window (deque.md): the fast push and pop
  * reach a slot through base, valid within one lap of the buffer, so the
  * fast push fails at the lap's end and the fast pop below its start, and
  * the slow paths move the window.  Thieves index the buffer with the mask:

@@ -611,7 +611,7 @@ static void test_credits_across_scopes(void **state)
     }
 }
 
-/* ---- spawn blocks (src/deque.md, "Spawn blocks") ----------------------- */
+/* ---- spawn blocks (src/scope.md) ----------------------- */
 
 /* On one thread a block of n entries must behave as n jobs pushed one by
  * one: 200 spawns (several full blocks), a join and a nested scope between

@@ -51,7 +51,7 @@ static void test_bursts_after_sleep(void **state)
     }
 }
 
-/* The inactive count (sleep.md, "The counters"): a worker whose thread has
+/* The inactive count (sleep.md): a worker whose thread has
  * not run yet counts as idle, so that a pool's first jobs spread (a job's
  * holder that finds no one idle keeps its other jobs private, deque.md
  * rule 3), and so does one running the start handler, until its first

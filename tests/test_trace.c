@@ -17,6 +17,8 @@
 #include "worker.h"
 #include "test_util.h"
 
+#ifdef SPOOL_TRACING
+
 static char dir[512];
 
 static const char *out_path(const char *name)
@@ -397,3 +399,29 @@ int main(void)
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* built with -DSPOOL_TRACE=OFF: every trace call says so */
+
+static void test_trace_calls_not_supported(void **state)
+{
+    (void)state;
+    setenv("SPOOL_TRACE", "/tmp/spool-trace-off-%p.json", 1); /* ignored */
+    spool_config_t config = {.num_threads = 2};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    assert_int_equal(spool_pool_trace_start(pool, 64), ENOTSUP);
+    assert_int_equal(spool_pool_trace_stop(pool), ENOTSUP);
+    assert_int_equal(spool_pool_trace_write(pool, "/tmp/spool-trace-off.json"), ENOTSUP);
+    assert_int_equal(spool_pool_destroy(pool), 0);
+    unsetenv("SPOOL_TRACE");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_trace_calls_not_supported),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
+
+#endif

@@ -11,11 +11,11 @@
  * every job must have been taken exactly once (a job both popped and
  * stolen, or lost, fails the assertion).
  *
- * Mutants (model/genmc/check.sh), each must be rejected:
- *   -DSPOOL__DEQUE_PUBLISH_ORDER=memory_order_relaxed     (push's split store)
- *   -DSPOOL__DEQUE_STEAL_SPLIT_ORDER=memory_order_relaxed (the thief's split load)
- *   -DSPOOL__DEQUE_POP_FENCED=0                            (pop's fence gone)
- *   -DSPOOL__DEQUE_STEAL_FENCED=0                          (the thief's fence gone)
+ * Mutants (model/genmc/mutants, run by check.sh), each must be rejected:
+ *   deque-publish-relaxed     (push's split store)
+ *   deque-steal-split-relaxed (the thief's split load)
+ *   deque-pop-unfenced                            (pop's fence gone)
+ *   deque-steal-unfenced                          (the thief's fence gone)
  */
 #include "deque_client.h"
 

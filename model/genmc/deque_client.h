@@ -67,7 +67,7 @@ static void check_each_taken_once(void)
         assert(atomic_load_explicit(&jobs[i].taken, memory_order_relaxed) == 1);
 }
 
-/* Rule 1 (deque.md, "The push alert"), once the thieves are joined: with
+/* Rule 1 (deque.md), once the thieves are joined: with
  * the public part empty and private jobs left, the alert is up. */
 static inline void check_alert_rule(void)
 {

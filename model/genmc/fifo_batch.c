@@ -1,6 +1,6 @@
 /*
  * GenMC client for the FIFO queue's batch take (src/fifo_queue.h,
- * spool__fifo_queue_try_take_n; deque.md "Batches"), under RC11 and IMM,
+ * spool__fifo_queue_try_take_n; fifo.md), under RC11 and IMM,
  * on the real code built with a first segment of 1 slot and segments of at
  * most 2 (fifo_client.h, shared with fifo_segments.c).
  *
@@ -19,14 +19,14 @@
  * A lost race's retry is left out (__VERIFIER_assume): it is the same try
  * again.
  *
- * Mutants (model/genmc/check.sh), each must be rejected:
- *   -DSPOOL__FIFO_QUEUE_FRONT_ORDER=memory_order_relaxed  (a taker's load of
+ * Mutants (model/genmc/mutants, run by check.sh), each must be rejected:
+ *   fifo-front-relaxed  (a taker's load of
  *        front: a batch reads a call before its push is seen)
- *   -DSPOOL__FIFO_QUEUE_BATCH_MUTANT=1  (a batch not stopped at its
+ *   fifo-batch-past-segment  (a batch not stopped at its
  *        segment's end: it reads slots past it, another call's)
- *   -DSPOOL__FIFO_QUEUE_BATCH_MUTANT=2  (a batch that reads k calls but
+ *   fifo-batch-moves-front-by-one  (a batch that reads k calls but
  *        moves front by one: the others are taken twice)
- *   -DSPOOL__FIFO_QUEUE_DRAINED_ORDER=memory_order_relaxed  (the owner's
+ *   fifo-drained-relaxed  (the owner's
  *        look at front before it reuses a slot or frees a drained segment:
  *        GenMC finds a batch reading a freed segment), under RC11 only, as
  *        in fifo_segments.c

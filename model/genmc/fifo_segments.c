@@ -1,6 +1,5 @@
 /*
- * GenMC client for the FIFO queue (src/fifo_queue.h, deque.md "The FIFO
- * queue"), under RC11 and IMM, on the real code built with a first segment
+ * GenMC client for the FIFO queue (src/fifo_queue.h, src/fifo.md), under RC11 and IMM, on the real code built with a first segment
  * of 1 slot and segments of at most 2, so that four calls reach a new
  * segment, the reuse of a ring's slot, and the freeing of a drained segment.
  *
@@ -17,13 +16,13 @@
  * A taker's retry after a lost race is left out (__VERIFIER_assume): it is
  * the same try again.
  *
- * Mutants (model/genmc/check.sh), each must be rejected:
- *   -DSPOOL__FIFO_QUEUE_FRONT_ORDER=memory_order_relaxed  (a taker's load of
+ * Mutants (model/genmc/mutants, run by check.sh), each must be rejected:
+ *   fifo-front-relaxed  (a taker's load of
  *        front: a later reference took an earlier call, and the call left
  *        to an older reference is read before its push is seen)
- *   -DSPOOL__FIFO_QUEUE_LINK_ORDER=memory_order_relaxed   (a new segment
+ *   fifo-link-relaxed   (a new segment
  *        linked without release: its start is read unordered)
- *   -DSPOOL__FIFO_QUEUE_DRAINED_ORDER=memory_order_relaxed (the owner's look
+ *   fifo-drained-relaxed (the owner's look
  *        at front before it reuses a slot or frees a segment): rejected
  *        under RC11 only (check.sh's rc11:).  Under IMM the taker's read of
  *        the slot is ordered before its release CAS, and the owner's free

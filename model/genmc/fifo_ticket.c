@@ -1,5 +1,5 @@
 /*
- * GenMC client for FIFO tickets (src/job_fifo.c, deque.md "FIFO tickets"),
+ * GenMC client for FIFO tickets (src/job_fifo.c, fifo.md),
  * under RC11 and IMM, on the real split deque and the real FIFO queue
  * (src/fifo_queue.h, with segments of 1 and 2 slots here).  The owner
  * (main) makes JOBS (3) FIFO spawns as spool__worker_push_fifo does: the
@@ -31,7 +31,7 @@
  * body's count, else it drops that and waits for zero; then it reads every
  * result before joining the thief (a race if a count was missing).
  *
- * Mutants (model/genmc/check.sh), each must be rejected:
+ * Mutants (model/genmc/mutants, run by check.sh), each must be rejected:
  *   -DCLOSE_ON_PUBLISH=0  a published ticket stays open: the owner adds a
  *                         reference the thief may not see, counted as local
  *   -DCOUNT_ON_PUBLISH=0  publishing does not count a local ticket's

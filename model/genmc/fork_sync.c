@@ -1,6 +1,6 @@
 /*
  * GenMC client for spool_fork_inline / spool_sync_inline's pop at the
- * fork's index (include/spool_inline.h, deque.md, "The sync's pop"), under
+ * fork's index (include/spool_inline.h, deque.md), under
  * RC11 and IMM.  The sync pops the fork's job privately only if bottom is
  * the fork's index + 1, the index is at least floor, and the job is still
  * in its slot; else it pops the slow way, as join_finish does: a job left
@@ -16,11 +16,11 @@
  * must find J6, not J5; then J2's sync.  Every job must be taken exactly
  * once, its plain payload seen.
  *
- * Mutants (model/genmc/check.sh), each must be rejected:
- *   -DSPOOL__DEQUE_POP_AT_MUTANT=1  (no floor test: a public job popped
+ * Mutants (model/genmc/mutants, run by check.sh), each must be rejected:
+ *   sync-pop-no-floor-test  (no floor test: a public job popped
  *                                    as private, which a thief may take too)
- *   -DSPOOL__DEQUE_POP_AT_MUTANT=2  (no bottom test: J4 lost)
- *   -DSPOOL__DEQUE_POP_AT_MUTANT=3  (no slot test: J5 run twice, J6 lost)
+ *   sync-pop-no-bottom-test  (no bottom test: J4 lost)
+ *   sync-pop-no-slot-test  (no slot test: J5 run twice, J6 lost)
  */
 #define THIEVES 1
 #define JOBS 7

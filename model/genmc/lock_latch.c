@@ -9,8 +9,8 @@
  * it set.  (The blocking path waits on a condvar, which GenMC does not
  * model: model/lock_latch.pml checks it.)
  *
- * Mutants (model/genmc/check.sh): -DSPOOL__LOCK_LATCH_SET_ORDER=memory_order_relaxed
- * and -DSPOOL__LOCK_LATCH_SEEN_ORDER=memory_order_relaxed must be rejected.
+ * Mutants (model/genmc/check.sh): lock-latch-set-relaxed
+ * and lock-latch-seen-relaxed must be rejected.
  */
 #include <assert.h>
 #include <errno.h>

@@ -13,13 +13,13 @@
  * After the thief is joined, main checks that rule, then pops the rest;
  * every job must have been taken exactly once, its plain payload seen.
  *
- * Mutants (model/genmc/check.sh), each must be rejected:
- *   -DSPOOL__DEQUE_NO_ALERT=1          (a thief taking the last job alerts no one)
- *   -DSPOOL__DEQUE_LIMIT_RESET_STORE=1 (limit taken back with a plain store:
+ * Mutants (model/genmc/mutants, run by check.sh), each must be rejected:
+ *   deque-no-alert          (a thief taking the last job alerts no one)
+ *   deque-limit-reset-store (limit taken back with a plain store:
  *                                       a thief's alert is overwritten)
- *   -DSPOOL__DEQUE_LIMIT_RESET_ORDER=memory_order_relaxed (the exchange
+ *   deque-limit-reset-relaxed (the exchange
  *                                       sees the alert but not the steal)
- *   -DSPOOL__DEQUE_ALERT_ORDER=memory_order_relaxed (likewise, the thief's side)
+ *   deque-alert-relaxed (likewise, the thief's side)
  */
 #define THIEVES 1
 #define DEQUE_CLIENT_OWNER 1

@@ -1,5 +1,5 @@
 /*
- * GenMC client for a scope's credits (src/scope.c, deque.md "Scope counts"),
+ * GenMC client for a scope's credits (src/scope.c, scope.md),
  * under RC11 and IMM, on the real split deque.  The owner (main) runs a
  * scope: its count starts at 1 (the body); it spawns JOBS (2) local jobs
  * (uncounted, `local` counts them) as the scope's worker does, pushing them
@@ -16,7 +16,7 @@
  * is this file's copy of scope.c's few lines (scope.c needs the whole
  * pool); the deque is the real one.
  *
- * Mutants (model/genmc/check.sh), each must be rejected:
+ * Mutants (model/genmc/mutants, run by check.sh), each must be rejected:
  *   -DCOUNT_ON_PUBLISH=0   publishing does not count the job it makes public
  *   -DDONE_ORDER=memory_order_relaxed  a finished counted job's decrement
  *   -DLAST_COUNT_ORDER=memory_order_relaxed  the end's look for "only the

@@ -1,5 +1,5 @@
 /*
- * GenMC client for spawn blocks (src/scope.c, deque.md "Spawn blocks"),
+ * GenMC client for spawn blocks (src/scope.c, scope.md),
  * under RC11 and IMM, on the real split deque.  The owner (main) runs a
  * scope (count 1 for the body) and spawns JOBS (4) calls as the scope's
  * worker does: an entry appended (plain stores) to the open block while it
@@ -23,7 +23,7 @@
  * runs all of a block's entries, as scope.c's does while nobody asks it for
  * work: handing the rest on is a deque push, which the other clients check.
  *
- * Mutants (model/genmc/check.sh), each must be rejected:
+ * Mutants (model/genmc/mutants, run by check.sh), each must be rejected:
  *   -DCOUNT_ALL_ON_PUBLISH=0  publishing counts a block as one entry
  *   -DCLOSE_ON_PUBLISH=0      a published block stays open for appends
  *   -DDONE_ORDER=memory_order_relaxed  the thief's decrement for its entries

@@ -15,22 +15,22 @@
  * cover private pops beside steals, publication on demand at a push or a
  * pop, and public pops racing steals for the last job.
  *
- * Mutants (model/genmc/check.sh), each must be rejected:
- *   -DSPOOL__DEQUE_PUBLISH_ORDER=memory_order_relaxed   (publication's store)
- *   -DSPOOL__DEQUE_STEAL_SPLIT_ORDER=memory_order_relaxed (the thief's load)
- *   -DSPOOL__DEQUE_POP_FENCED=0                         (public pop's fence)
- *   -DSPOOL__DEQUE_PRIVATE_SLACK=1      (the newest public job popped as private)
- * and for the demand in floor (deque.md, "Demand in floor"): at the end, a
+ * Mutants (model/genmc/mutants, run by check.sh), each must be rejected:
+ *   deque-publish-relaxed   (publication's store)
+ *   deque-steal-split-relaxed (the thief's load)
+ *   deque-pop-unfenced                         (public pop's fence)
+ *   deque-private-slack      (the newest public job popped as private)
+ * and for the demand in floor (deque.md): at the end, a
  * thief's asked flag must not be up without its demand in floor.
- *   -DSPOOL__DEQUE_SERVE_STORE=1        (served with a plain store of floor)
- *   -DSPOOL__DEQUE_CLEAR_FLAG_FIRST=1   (asked cleared before the exchange)
- *   -DSPOOL__DEQUE_NO_DEMAND_IN_FLOOR=1 (the thief raises asked only)
- *   -DSPOOL__DEQUE_DEMAND_STORE=1       (run with -disable-ipr; the thief's
+ *   deque-serve-store        (served with a plain store of floor)
+ *   deque-clear-flag-first   (asked cleared before the exchange)
+ *   deque-no-demand-in-floor (the thief raises asked only)
+ *   deque-demand-store       (run with -disable-ipr; the thief's
  *                                        demand a plain store: the
  *                                        serving exchange may read another
  *                                        thief's and not order this one's asked)
- *   -DSPOOL__DEQUE_SERVE_ORDER=memory_order_relaxed, and
- *   -DSPOOL__DEQUE_DEMAND_ORDER=memory_order_relaxed (no synchronisation
+ *   deque-serve-relaxed, and
+ *   deque-demand-relaxed (no synchronisation
  *                                        between the demand and its service)
  */
 #define DEQUE_CLIENT_OWNER 1

@@ -9,11 +9,11 @@
  * record, one overwritten during the copy, or one counted before its fields
  * were visible fails the assertion).
  *
- * Mutants (model/genmc/check.sh), each must be rejected:
- *   -DSPOOL__TRACE_CLAIM_FENCE=memory_order_relaxed   (writer's fence gone)
- *   -DSPOOL__TRACE_CHECK_FENCE=memory_order_relaxed   (reader's fence gone)
- *   -DSPOOL__TRACE_PUBLISH_ORDER=memory_order_relaxed (written not released)
- *   -DSPOOL__TRACE_COUNT_ORDER=memory_order_relaxed   (written not acquired)
+ * Mutants (model/genmc/mutants, run by check.sh), each must be rejected:
+ *   trace-claim-fence-relaxed   (writer's fence gone)
+ *   trace-check-fence-relaxed   (reader's fence gone)
+ *   trace-publish-relaxed (written not released)
+ *   trace-count-relaxed   (written not acquired)
  */
 #include <assert.h>
 #include <pthread.h>

@@ -1,6 +1,5 @@
 /*
- * GenMC client for the fast paths' window (src/deque.h, deque.md, "The
- * window"), under RC11 and IMM: the owner's fast push and pop reach a slot
+ * GenMC client for the fast paths' window (src/deque.h, deque.md, I5), under RC11 and IMM: the owner's fast push and pop reach a slot
  * through base, valid for the indices of one lap of the buffer, and a slow
  * pop that takes bottom below the lap moves the window down
  * (spool__deque_window_down), putting the alert in limit with an exchange,
@@ -16,10 +15,10 @@
  * main checks rule 1 as push_alert.c does, then pops the rest; every job
  * must have been taken exactly once, its plain payload seen.
  *
- * Mutants (model/genmc/check.sh), each must be rejected:
- *   -DSPOOL__DEQUE_WINDOW_LIMIT_STORE=1 (the window's limit stored plainly:
+ * Mutants (model/genmc/mutants, run by check.sh), each must be rejected:
+ *   deque-window-limit-store (the window's limit stored plainly:
  *                                       the alert is overwritten)
- *   -DSPOOL__DEQUE_NO_WINDOW_DOWN=1     (the window left above bottom: J5's
+ *   deque-no-window-down     (the window left above bottom: J5's
  *                                       fast push misses its slot)
  */
 #define THIEVES 1
