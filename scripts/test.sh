@@ -32,6 +32,10 @@ command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v spin >/dev/null 2>&1 || need+=(spin)
 command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
 [ -e /usr/include/cmocka.h ] || need+=(libcmocka-dev)
+# The real programs of examples/: a libuv server and an MPI program.
+[ -e /usr/include/uv.h ] || need+=(libuv1-dev)
+command -v mpicc >/dev/null 2>&1 || need+=(libopenmpi-dev)
+command -v mpirun >/dev/null 2>&1 || need+=(openmpi-bin)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
     echo "scripts/test.sh: missing ${need[*]}; install them (Debian: apt-get install -y ${need[*]})" >&2

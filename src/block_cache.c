@@ -39,6 +39,37 @@ void spool__block_cache_drain(spool__block_cache_t *c)
     c->count = 0;
 }
 
+void *spool__block_depot_get(spool__block_depot_t *d, size_t size)
+{
+    pthread_mutex_lock(&d->lock);
+    spool__block_t *b = d->spares;
+    if (b != NULL) {
+        d->spares = b->next;
+        d->count--;
+    }
+    pthread_mutex_unlock(&d->lock);
+    if (b == NULL)
+        return malloc(size);
+    SPOOL__UNPOISON(b, size);
+    return b;
+}
+
+void spool__block_depot_put(spool__block_depot_t *d, void *block, size_t size)
+{
+    spool__block_t *b = block;
+    pthread_mutex_lock(&d->lock);
+    bool kept = d->count < d->cap;
+    if (kept) {
+        b->next = d->spares;
+        SPOOL__POISON((char *)b + sizeof b->next, size - sizeof b->next);
+        d->spares = b;
+        d->count++;
+    }
+    pthread_mutex_unlock(&d->lock);
+    if (!kept)
+        free(block);
+}
+
 void *spool__block_refill(spool__block_cache_t *c, spool__block_depot_t *d, size_t size)
 {
     pthread_mutex_lock(&d->lock);

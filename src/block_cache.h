@@ -59,6 +59,12 @@ void *spool__block_refill(spool__block_cache_t *c, spool__block_depot_t *d, size
 void spool__block_spill(spool__block_cache_t *c, spool__block_depot_t *d, void *block,
                         size_t size);
 
+/* For a thread with no cache of d's pool (outside the pool): a block from
+ * the depot, else malloc; NULL if out of memory.  And back: to the depot if
+ * it has room, else free. */
+void *spool__block_depot_get(spool__block_depot_t *d, size_t size);
+void spool__block_depot_put(spool__block_depot_t *d, void *block, size_t size);
+
 /* One of the calling worker's spares in c, of size bytes, contents
  * undefined; NULL if it has none. */
 static inline void *spool__block_take_spare(spool__block_cache_t *c, size_t size)

@@ -38,6 +38,7 @@ struct spool_pool {
     spool__injector_t injector;
     spool__job_pool_t job_pool;     /* heap jobs (job_cache.h) */
     spool__block_depot_t blocks;    /* spare spawn blocks (block_cache.h) */
+    spool__block_depot_t task_blocks; /* spare tasks (task.c) */
     struct spool__worker *workers;
     unsigned num_threads;
     /* Held while a broadcast is queued on every worker, so that concurrent

@@ -13,4 +13,11 @@ void spool__test_fail_deque_grow(int armed);
 /* Called by spool__deque_grow: true if it must fail. */
 int spool__test_deque_grow_fails(void);
 
+/* Makes the nth (1-based) allocation of a task's or a completion queue's
+ * memory from now fail (as if out of memory); nth = 0 disarms.  Returns how
+ * many allocations were counted since the last call (to find every site). */
+int spool__test_fail_alloc(int nth);
+/* Called before each such allocation: true if it must fail. */
+int spool__test_alloc_fails(void);
+
 #endif

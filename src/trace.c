@@ -23,7 +23,8 @@ void spool__trace_describe(const spool__job_t *job, spool__job_info_t *info)
 {
     if (spool__join_describe(job, info) || spool__spawn_describe(job, info) ||
         spool__scope_describe(job, info) || spool__broadcast_describe(job, info) ||
-        spool__install_describe(job, info) || spool__job_fifo_describe(job, info))
+        spool__install_describe(job, info) || spool__job_fifo_describe(job, info) ||
+        spool__task_describe(job, info))
         return;
     info->fn = spool__fn_bits((void (*)(void))job->execute); /* an internal job */
     info->arg = (uint64_t)(uintptr_t)job;

@@ -219,6 +219,7 @@ bool spool__spawn_describe(const spool__job_t *job, spool__job_info_t *info);
 bool spool__scope_describe(const spool__job_t *job, spool__job_info_t *info);
 bool spool__broadcast_describe(const spool__job_t *job, spool__job_info_t *info);
 bool spool__install_describe(const spool__job_t *job, spool__job_info_t *info);
+bool spool__task_describe(const spool__job_t *job, spool__job_info_t *info);
 bool spool__job_fifo_describe(const spool__job_t *job, spool__job_info_t *info);
 /* A loop part's join function: the user's body (or fold) instead. */
 bool spool__loop_describe(void (*fn)(void *), void *arg, spool__job_info_t *info);

@@ -29,11 +29,18 @@ const char *spool_strerror(int err)
     case ENOMEM:
         return "out of memory";
     case EDEADLK:
-        return "would deadlock: called on one of the pool's own workers";
+        return "would deadlock: called on one of the pool's own workers, or waiting for a task "
+               "that was never submitted";
     case EALREADY:
-        return "the global pool is already started";
+        return "already done: the global pool is started, the trace is in that state, or the "
+               "task has a queue";
     case ECANCELED:
-        return "the pool is being destroyed";
+        return "cancelled: the pool is being destroyed, or the task or scope was cancelled";
+    case EBUSY:
+        return "busy: the task has started, or tasks will still post to the queue";
+    case EMFILE:
+    case ENFILE:
+        return "no file descriptor could be had (for a completion queue)";
     case ENOTSUP:
         return "not supported by this build of spool";
     case ENOTRECOVERABLE:
@@ -81,4 +88,23 @@ void spool__test_fail_deque_grow(int armed)
 int spool__test_deque_grow_fails(void)
 {
     return atomic_load_explicit(&fail_deque_grow, memory_order_relaxed);
+}
+
+static atomic_int fail_alloc_countdown;
+static atomic_int alloc_count;
+
+int spool__test_fail_alloc(int nth)
+{
+    /* Relaxed: armed by a test on its own thread before the calls it
+     * watches; the count is a plain tally. */
+    atomic_store_explicit(&fail_alloc_countdown, nth, memory_order_relaxed);
+    return atomic_exchange_explicit(&alloc_count, 0, memory_order_relaxed);
+}
+
+int spool__test_alloc_fails(void)
+{
+    atomic_fetch_add_explicit(&alloc_count, 1, memory_order_relaxed);
+    if (atomic_load_explicit(&fail_alloc_countdown, memory_order_relaxed) <= 0)
+        return 0;
+    return atomic_fetch_sub_explicit(&fail_alloc_countdown, 1, memory_order_relaxed) == 1;
 }

@@ -58,6 +58,7 @@ void spool__worker_destroy(spool__worker_t *w)
     spool__job_fifo_destroy(&w->fifo);
     spool__deque_destroy(&w->broadcasts);
     spool__block_cache_drain(&w->blocks);
+    spool__block_cache_drain(&w->task_blocks);
 }
 
 /* ---- finding work ------------------------------------------------------ */

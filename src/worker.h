@@ -30,6 +30,7 @@ typedef struct spool__worker {
     spool__core_latch_t terminate; /* set when the pool stops */
     spool__job_cache_t jobs;       /* recycled heap-job blocks */
     spool__block_cache_t blocks;   /* recycled spawn blocks */
+    spool__block_cache_t task_blocks; /* recycled tasks */
     spool__job_fifo_t fifo;        /* for detached spawn_fifo */
     /* Broadcasts for this worker (broadcast.c): pushed by any thread under
      * the pool's broadcast_lock, taken at the front by this worker alone. */

@@ -16,6 +16,7 @@ extern "C" {
 #include <atomic>
 #include <cstdlib>
 #include <new>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -301,6 +302,75 @@ static void test_broadcast_and_pool(void **)
     assert_true(caught);
 }
 
+// spool::task and spool::completions: a chain built with then(), tags on
+// the queue, exceptions rethrown by wait(), an unsubmitted task cancelled
+// by its destructor (its tag posted), a submitted one waited for.
+static void test_tasks_and_completions(void **)
+{
+    spool::pool p(2);
+    spool::completions cq;
+    std::vector<int> order;
+    std::mutex lock;
+    auto record = [&](int i) {
+        std::lock_guard<std::mutex> hold(lock);
+        order.push_back(i);
+    };
+    {
+        spool::task a(p, [&] { record(1); });
+        spool::task b = a.then([&] { record(2); });
+        spool::task c = b.then([&] { record(3); });
+        c.notify(cq, &order);
+        c.submit();
+        b.submit();
+        a.submit();
+        c.wait();
+        assert_true(a.done() && b.done() && c.done());
+        void *tag = nullptr;
+        assert_int_equal(cq.wait(&tag, 1, 5000), 1);
+        assert_ptr_equal(tag, &order);
+    }
+    assert_int_equal(order.size(), 3);
+    assert_int_equal(order[0], 1);
+    assert_int_equal(order[1], 2);
+    assert_int_equal(order[2], 3);
+    bool caught = false;
+    {
+        spool::task t(p, [] { throw std::runtime_error("task"); });
+        t.submit();
+        try {
+            t.wait();
+        } catch (const std::runtime_error &) {
+            caught = true;
+        }
+    }
+    assert_true(caught);
+    int ran = 0;
+    {
+        spool::task never(p, [&] { ran++; });
+        never.notify(cq, &ran);
+    } // released unsubmitted: cancelled, its tag posted
+    void *tag = nullptr;
+    assert_int_equal(cq.take(&tag, 1), 1);
+    assert_ptr_equal(tag, &ran);
+    assert_int_equal(ran, 0);
+    {
+        spool::task later(p, [&] { ran++; });
+        later.submit();
+    } // submitted: the destructor waits for it
+    assert_int_equal(ran, 1);
+    spool::task x(p, [] {});
+    assert_true(x.cancel());
+    assert_true(x.cancelled());
+    bool threw = false;
+    try {
+        x.submit();
+    } catch (const std::system_error &e) {
+        threw = e.code().value() == EINVAL;
+    }
+    assert_true(threw);
+    assert_true(cq.fd() >= 0);
+}
+
 int main()
 {
     const struct CMUnitTest tests[] = {
@@ -313,6 +383,7 @@ int main()
         cmocka_unit_test(test_parallel_for),
         cmocka_unit_test(test_parallel_reduce),
         cmocka_unit_test(test_broadcast_and_pool),
+        cmocka_unit_test(test_tasks_and_completions),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -1,7 +1,8 @@
 /* Stress (label "stress"): randomized mixes of join, LIFO and FIFO scopes,
  * in-place scopes, detached spawns, joins (spool_join, spool_join_inline, and
  * spool_fork_inline with spool_sync_inline), cross-pool installs, parallel loops,
- * reductions (adaptive and fixed) and broadcasts (blocking and detached),
+ * reductions (adaptive and fixed), broadcasts (blocking and detached) and
+ * task graphs (random edges among a node's children),
  * nested up to
  * depth 30, on pools of 1, 2, 8 and 64 threads (on a 2-core machine); 8
  * outside threads submitting at once while pools are created and destroyed;
@@ -253,7 +254,27 @@ static void run_node(void *arg)
         }
         break;
     }
-    default: { /* install into a random pool (maybe this one) */
+    default: {
+        if ((r >> 30) & 1) { /* a task graph of the children, waited for */
+            node_t children[MAX_CHILDREN];
+            spool_task_t *t[MAX_CHILDREN];
+            for (int i = 0; i < k; i++) {
+                node_init(&children[i], r + 70 + (uint64_t)i, depth + 1, false);
+                must(spool_task_create(NULL, run_node, &children[i], &t[i]), "spool_task_create");
+                for (int j = 0; j < i; j++)
+                    if ((r >> (32 + i * 4 + j)) & 1)
+                        must(spool_task_precede(t[j], t[i]), "spool_task_precede");
+            }
+            for (int i = k - 1; i >= 0; i--)
+                must(spool_task_submit(t[i]), "spool_task_submit");
+            for (int i = 0; i < k; i++) {
+                must(spool_task_wait(t[i]), "spool_task_wait");
+                spool_task_release(t[i]);
+            }
+            check_once(children, k);
+            break;
+        }
+        /* install into a random pool (maybe this one) */
         node_t c;
         node_init(&c, r + 30, depth + 1, false);
         must(spool_pool_install(pools[(r >> 16) % NUM_POOLS], run_node, &c),
