@@ -98,11 +98,22 @@ typedef struct spool_config {
     void (*start_handler)(void *ctx, unsigned index);
     void (*exit_handler)(void *ctx, unsigned index);
     void *handler_ctx;
+    /* Where the workers run (0.4).  NULL: the SPOOL_PLACES environment
+     * variable if it is set, else no pinning (the OS places threads).
+     * "cores": worker i on the i-th logical CPU of the creating thread's
+     * affinity mask (round robin when there are more workers than CPUs).
+     * A list such as "0-3,8,10": worker i on the i-th CPU of the list
+     * (round robin).  A string that does not parse, or names a CPU outside
+     * that affinity mask, gives EINVAL from spool_pool_create.  Linux pins
+     * with pthread_setaffinity_np; on other systems the string is checked
+     * for syntax and otherwise ignored.  spool_pool_worker_cpu says where
+     * each worker was put. */
+    const char *places;
 } spool_config_t;
 
 /* A config with its size set and every other field at its default; set
  * fields after it: spool_config_t c = SPOOL_CONFIG_INIT; c.num_threads = 4; */
-#define SPOOL_CONFIG_INIT {sizeof(spool_config_t), 0, 0, 0, 0, 0, 0}
+#define SPOOL_CONFIG_INIT {sizeof(spool_config_t), 0, 0, 0, 0, 0, 0, 0}
 
 /* The most worker threads one pool can have (the width of the packed sleep
  * counters). */
@@ -151,6 +162,14 @@ SPOOL_API int spool_pool_install(spool_pool_t *pool, spool_fn fn, void *arg);
  * Returns: the number of workers; 0 if pool is NULL.
  */
 SPOOL_API unsigned spool_pool_num_threads(const spool_pool_t *pool);
+
+/*
+ * spool_pool_worker_cpu: the CPU that worker index of pool is pinned to
+ * (spool_config_t's places), into *cpu; -1 there if it is not pinned.
+ * Threads: any.
+ * Returns: 0; EINVAL if pool or cpu is NULL or index >= the pool's size.
+ */
+SPOOL_API int spool_pool_worker_cpu(const spool_pool_t *pool, unsigned index, int *cpu);
 
 /*
  * spool_global_init: configures the global pool (used by spool_join and the
@@ -353,6 +372,40 @@ typedef struct spool_reducer {
  */
 SPOOL_API void spool_reduce(size_t begin, size_t end, const spool_for_opts_t *opts,
                             const spool_reducer_t *reducer, void *ctx, void *result);
+
+/* ---- early-exit search ----------------------------------------------------- */
+
+/* find(ctx, b, e) returns the first index in [b, e) that matches, or e. */
+typedef size_t (*spool_find_fn)(void *ctx, size_t begin, size_t end);
+
+/*
+ * spool_find_first: the lowest index of [begin, end) that matches, or end if
+ * none does.  find is called on disjoint parts [b, e) of the range, in
+ * parallel; a part that lies wholly above a match already found is not
+ * searched, and a part being searched stops at its next piece once a lower
+ * match is known (each part is searched in pieces, so that a match found
+ * elsewhere cuts the work short).  The answer is the same at every thread
+ * count.  Parts and pieces follow opts as spool_for's calls do (min_len,
+ * max_len); begin >= end returns end with no call.  Where it runs as
+ * spool_for.
+ * Threads: any.
+ * Returns: the index.  A NULL find prints one line naming spool_find_first
+ * to stderr and aborts; so does a find that returns an index outside
+ * [b, e].
+ */
+SPOOL_API size_t spool_find_first(size_t begin, size_t end, const spool_for_opts_t *opts,
+                                  spool_find_fn find, void *ctx);
+
+/*
+ * spool_find_any: some matching index of [begin, end), or end if none
+ * matches.  As spool_find_first, but every part stops as soon as any part
+ * has found a match (parts not yet started are skipped), so the answer may
+ * differ from run to run when several indices match.
+ * Threads: any.
+ * Returns: the index; a NULL find aborts as in spool_find_first.
+ */
+SPOOL_API size_t spool_find_any(size_t begin, size_t end, const spool_for_opts_t *opts,
+                                spool_find_fn find, void *ctx);
 
 /* ---- broadcast ------------------------------------------------------------
  *

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "places.h"
 #include "test_hooks.h"
 #include "worker.h"
 
@@ -83,6 +84,7 @@ static void pool_free(spool_pool_t *pool, unsigned num_workers)
     spool__job_pool_destroy(&pool->job_pool);
     spool__injector_destroy(&pool->injector);
     spool__sleep_destroy(&pool->sleep);
+    free(pool->cpus);
     free(pool);
 }
 
@@ -186,6 +188,12 @@ static int pool_new(const spool_config_t *config, unsigned n, spool_pool_t **out
     pool->fork_generation = atomic_load_explicit(&spool__fork_generation, memory_order_relaxed);
     snprintf(pool->thread_name, sizeof pool->thread_name, "%s",
              config->thread_name != NULL ? config->thread_name : "spool");
+    const char *places = config->places != NULL ? config->places : getenv("SPOOL_PLACES");
+    err = spool__places_parse(places, &pool->cpus, &pool->num_cpus);
+    if (err != 0) {
+        pool_free(pool, n);
+        return err;
+    }
     err = spool__trace_init(pool);
     if (err != 0) {
         pool_free(pool, n);
@@ -207,6 +215,8 @@ static int start_workers(spool_pool_t *pool)
     unsigned started = 0;
     while (err == 0 && started < pool->num_threads) {
         err = spool__test_thread_create_error();
+        if (err == 0 && pool->cpus != NULL)
+            err = spool__places_pin(&attr, pool->cpus[started % pool->num_cpus]);
         if (err == 0)
             err = pthread_create(&pool->workers[started].thread, &attr, spool__worker_main,
                                  &pool->workers[started]);
@@ -292,6 +302,14 @@ int spool_pool_destroy(spool_pool_t *pool)
     join_workers(pool, pool->num_threads);
     spool__trace_finish(pool); /* SPOOL_TRACE's file */
     spool__pool_unref(pool);
+    return 0;
+}
+
+int spool_pool_worker_cpu(const spool_pool_t *pool, unsigned index, int *cpu)
+{
+    if (pool == NULL || cpu == NULL || index >= pool->num_threads)
+        return EINVAL;
+    *cpu = pool->cpus != NULL ? pool->cpus[index % pool->num_cpus] : -1;
     return 0;
 }
 

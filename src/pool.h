@@ -56,6 +56,8 @@ struct spool_pool {
     spool__trace_state_t trace;
     bool trace_ready; /* trace initialised (pool_free) */
     char thread_name[16];
+    int *cpus; /* worker i runs on cpus[i % num_cpus]; NULL: not pinned */
+    unsigned num_cpus;
 };
 
 /* Counts the fork()s this process descends from (global.c's pthread_atfork
