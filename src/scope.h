@@ -61,6 +61,23 @@ struct spool_scope_s {
     int64_t open_index;
 };
 
+/* n local spawns (a block's entries, a FIFO ticket's references) made
+ * public: counted from now on. */
+static inline void spool__scope_count_published(spool_scope_t *scope, size_t n)
+{
+    scope->local -= n;
+    /* The publisher runs inside the scope (its body or its end's drain),
+     * whose body count is still held. */
+    spool__count_latch_add(&scope->latch, n);
+}
+
+/* Spawns that are not local (scope_spawn.c): counted on the latch when
+ * made; a FIFO scope's local spawn.  0 or ENOMEM (or ECANCELED). */
+int spool__scope_spawn_counted(spool_scope_t *scope, struct spool__worker *w, spool_scope_fn fn,
+                               void *arg);
+int spool__scope_spawn_local_fifo(spool_scope_t *scope, struct spool__worker *w,
+                                  spool_scope_fn fn, void *arg);
+
 /* The execute functions of a local spawn block (uncounted while private)
  * and of a counted one, and what publishing a block does (a local one's
  * entries are counted on its scope's latch; returns how many calls it

@@ -1,0 +1,155 @@
+/* Scopes: spawns that are counted when made (from another thread than the
+ * scope's worker, into a FIFO or in-place scope, or from a job its end
+ * runs), the FIFO scopes' FIFOs, and what a timeline says of a scope's
+ * jobs.  The local spawns (blocks) are scope.c's. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "scope.h"
+
+#include "worker.h"
+
+static void scope_job_execute(spool__job_t *base)
+{
+    spool__heap_job_t *job = (spool__heap_job_t *)base;
+    spool_scope_fn fn = (spool_scope_fn)job->job.fn;
+    void *arg = job->job.arg;
+    spool_scope_t *scope = job->job.ctx;
+    /* Recycle the block before running: fn's own spawns can reuse it. */
+    spool__job_free(&scope->pool->job_pool, &spool__current_worker()->jobs, job);
+    fn(scope, arg);
+    spool__count_latch_set(&scope->latch);
+}
+
+bool spool__scope_describe(const spool__job_t *job, spool__job_info_t *info)
+{
+    if (job->execute == scope_job_execute) {
+        spool__trace_describe_heap((const spool__heap_job_t *)job, info);
+        return true;
+    }
+    if (job->execute != spool__scope_local_execute && job->execute != spool__scope_counted_execute)
+        return false;
+    /* The entry that will run: the newest. */
+    const spool__spawn_block_t *b = (const spool__spawn_block_t *)job;
+    info->fn = spool__fn_bits((void (*)(void))b->entries[b->count - 1].fn);
+    info->arg = (uint64_t)(uintptr_t)b->entries[b->count - 1].arg;
+    return true;
+}
+
+/* A FIFO scope's FIFO's calls (job_fifo.h); the context is the scope. */
+static void scope_fifo_run(void *ctx, spool__fifo_call_t call)
+{
+    spool_scope_t *scope = ctx;
+    ((spool_scope_fn)call.fn)(scope, call.arg);
+    spool__count_latch_set(&scope->latch);
+}
+
+/* A local reference's call: run by the scope's worker, which alone touches
+ * local. */
+static void scope_fifo_run_local(void *ctx, spool__fifo_call_t call)
+{
+    spool_scope_t *scope = ctx;
+    scope->local--;
+    ((spool_scope_fn)call.fn)(scope, call.arg);
+}
+
+static void scope_fifo_count_local(void *ctx, size_t n)
+{
+    spool__scope_count_published(ctx, n);
+}
+
+/* A counted reference's call, its count dropped later with others'
+ * (scope_fifo_counted_done). */
+static void scope_fifo_run_uncounted(void *ctx, spool__fifo_call_t call)
+{
+    ((spool_scope_fn)call.fn)(ctx, call.arg);
+}
+
+static void scope_fifo_counted_done(void *ctx, size_t n)
+{
+    spool_scope_t *scope = ctx;
+    spool__count_latch_set_n(&scope->latch, n);
+}
+
+static const spool__fifo_ops_t scope_fifo_ops = {
+    .run = scope_fifo_run,
+    .run_local = scope_fifo_run_local,
+    .count_local = scope_fifo_count_local,
+    .run_uncounted = scope_fifo_run_uncounted,
+    .counted_done = scope_fifo_counted_done,
+};
+
+/* Worker w's FIFO in scope s, made on first use.  Only w touches s->fifos[w]
+ * before the scope completes, so no synchronisation is needed. */
+static spool__job_fifo_t *scope_fifo_of(spool_scope_t *s, spool__worker_t *w)
+{
+    spool__job_fifo_t *f = s->fifos[w->index];
+    if (f == NULL) {
+        f = spool__job_fifo_new(&scope_fifo_ops, s);
+        s->fifos[w->index] = f;
+    }
+    return f;
+}
+
+/* A spawn that counts: by another thread than the scope's worker, into a
+ * FIFO or in-place scope, or from a job the scope's end runs. */
+int spool__scope_spawn_counted(spool_scope_t *scope, spool__worker_t *w, spool_scope_fn fn,
+                               void *arg)
+{
+    spool_pool_t *pool = scope->pool;
+    if (pool == NULL) {
+        fn(scope, arg);
+        return 0;
+    }
+    spool__job_cache_t *cache = spool__job_cache_of(pool, w);
+    spool__heap_job_t *job = NULL;
+    spool__job_fifo_t *f = NULL;
+    if (cache != NULL && scope->fifo) {
+        f = scope_fifo_of(scope, w); /* a call on it: no job block */
+        if (f == NULL)
+            return ENOMEM;
+    } else {
+        job = spool__job_alloc(&pool->job_pool, cache);
+        if (job == NULL)
+            return ENOMEM;
+        job->job.fn = (void (*)(void))fn;
+        job->job.arg = arg;
+        job->job.ctx = scope;
+        job->job.base.execute = scope_job_execute;
+    }
+    /* The spawner (the body, or a job of this scope) holds a count, so the
+     * latch cannot be set between here and the push. */
+    spool__count_latch_increment(&scope->latch);
+    int err;
+    if (f != NULL)
+        err = spool__worker_push_fifo(w, f, (spool__fifo_fn_t)fn, arg, false);
+    else if (cache == NULL)
+        err = spool__pool_inject(pool, &job->job.base);
+    else
+        err = spool__worker_push(w, &job->job.base) ? 0 : ENOMEM;
+    if (err != 0) {
+        if (job != NULL)
+            spool__job_free(&pool->job_pool, cache, job);
+        spool__count_latch_set(&scope->latch);
+    } else if (cache != NULL && scope->publish_spawns) {
+        spool__worker_publish(w);
+    }
+    return err;
+}
+
+/* A FIFO spawn by the scope's own worker w while the scope takes local
+ * spawns: a local reference, counted only if its ticket is published.  Out
+ * of line, so that spool_scope_spawn's block path saves no register. */
+int spool__scope_spawn_local_fifo(spool_scope_t *scope, spool__worker_t *w, spool_scope_fn fn,
+                                  void *arg)
+{
+    spool__job_fifo_t *f = scope_fifo_of(scope, w);
+    if (SPOOL__UNLIKELY(f == NULL))
+        return ENOMEM;
+    scope->local++; /* before the push: a publication by it counts this one */
+    int err = spool__worker_push_fifo(w, f, (spool__fifo_fn_t)fn, arg, true);
+    if (SPOOL__UNLIKELY(err != 0))
+        scope->local--;
+    return err;
+}
+
