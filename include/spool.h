@@ -239,10 +239,38 @@ SPOOL_API void spool_in_place_scope_fifo(spool_scope_fn body, void *arg);
  * when that one ends, so a spawned job must not wait for another to start.
  * Threads: the scope's body or a job running in the scope (on any thread);
  * never after the scope has ended.
- * Returns: 0; EINVAL if scope or fn is NULL; ENOMEM if no memory could be had
- * for the job (then nothing was spawned and the scope still completes).
+ * Returns: 0; EINVAL if scope or fn is NULL; ECANCELED if the scope was
+ * cancelled (spool_scope_cancel); ENOMEM if no memory could be had for the
+ * job (then nothing was spawned and the scope still completes).
  */
 SPOOL_API int spool_scope_spawn(spool_scope_t *scope, spool_scope_fn fn, void *arg);
+
+/*
+ * spool_scope_cancel: cancels scope: its jobs that have not started will
+ * not run (they are dropped, counted in spool_worker_stats_t's
+ * jobs_dropped and marked on the timeline), and spawning into it fails
+ * with ECANCELED; jobs already running go on (they may poll
+ * spool_scope_is_cancelled and return early), and the scope still ends
+ * only when they have.  A job that had passed the check when this call
+ * returned may still start (at most one per worker).  Cancellation
+ * reaches down: a scope made by the body or a job of a cancelled scope
+ * (directly, or through the joins, loops and scopes they run) counts as
+ * cancelled too; it never reaches up to an enclosing scope.  A dropped
+ * job's argument is not freed by spool: when jobs own heap memory through
+ * their argument, free it in the scope's owner after the scope has ended.
+ * Threads: any thread that may spawn into the scope (while it has not
+ * ended).
+ * Returns: 0; EINVAL if scope is NULL.  Cancelling twice is not an error.
+ */
+SPOOL_API int spool_scope_cancel(spool_scope_t *scope);
+
+/*
+ * spool_scope_is_cancelled: whether scope, or a scope it was made inside,
+ * was cancelled.
+ * Threads: as spool_scope_cancel.
+ * Returns: 1 if so, else 0 (also 0 for NULL).
+ */
+SPOOL_API int spool_scope_is_cancelled(const spool_scope_t *scope);
 
 /*
  * spool_spawn / spool_spawn_fifo: runs fn(arg) later, detached, in the
@@ -285,6 +313,37 @@ SPOOL_API int spool_current_thread_index(void);
  */
 SPOOL_API unsigned spool_current_num_threads(void);
 
+/* ---- work isolation --------------------------------------------------------- */
+
+/*
+ * spool_isolate: runs fn(arg) and returns when it has returned.  While fn
+ * runs, any wait on the calling thread inside it (a join whose b was
+ * stolen, a scope's end, a loop's stolen part, a blocking broadcast, an
+ * install into another pool) runs only jobs made inside this call, directly
+ * or transitively; jobs made inside carry the isolation, so a worker that
+ * runs one of them and waits in it is isolated the same way.  The waiter
+ * still helps: it runs the region's jobs from its own deque, its queued
+ * broadcasts made in the region, and the region's jobs at the top of other
+ * workers' deques; it takes nothing else (no job from outside the pool, no
+ * other region's job, which stay where they are), and it is woken for the
+ * region's work.  Isolations nest: an inner one is a region of its own,
+ * whose jobs the outer region's waiters do not take.  A job spawned inside
+ * into a scope made outside belongs to the region while the call lasts.
+ * Detached spawns (spool_spawn*, spool_pool_spawn* from inside) and tasks
+ * are not part of the region: they go to the pool's queue.  From outside
+ * any pool fn runs in the global pool as spool_pool_install would (on the
+ * caller if that cannot be started).  Use it where a job holds a lock (or
+ * thread-local state) across a nested parallel call, so that its worker
+ * does not start another job that needs the same lock while it waits (the
+ * deadlock of oneTBB without this_task_arena::isolate, and of rayon).  A
+ * broadcast made outside the region waits for the region's waiters to
+ * leave it before it runs on them.
+ * Threads: any.
+ * Returns: nothing.  A NULL fn prints one line naming spool_isolate to
+ * stderr and aborts.
+ */
+SPOOL_API void spool_isolate(spool_fn fn, void *arg);
+
 /* ---- parallel loops -------------------------------------------------------
  *
  * spool_for and spool_reduce split a range of indices in halves with
@@ -301,9 +360,9 @@ SPOOL_API unsigned spool_current_num_threads(void);
  * Work isolation: a worker that waits for a stolen part runs other jobs of
  * the pool meanwhile, on its own stack, including other parts of the same or
  * of an enclosing loop (as oneTBB's parallel_for does without
- * task_arena::isolate).  A body must not hold a lock that another part of the
- * pool may need, nor rely on thread-local state being unchanged across a
- * nested spool call.
+ * task_arena::isolate).  A body that holds a lock another part of the pool
+ * may need, or relies on thread-local state being unchanged across a nested
+ * spool call, runs that call inside spool_isolate.
  */
 typedef void (*spool_range_fn)(void *ctx, size_t begin, size_t end);
 
@@ -476,8 +535,9 @@ SPOOL_API int spool_pool_spawn_broadcast(spool_pool_t *pool, spool_broadcast_fn 
  * be started), fn(scope, ctx, 0, 1) runs on the caller.
  * Threads: the scope's body or a job running in the scope (on any thread);
  * never after the scope has ended.
- * Returns: 0; EINVAL if scope or fn is NULL; ENOMEM if no memory could be
- * had or a worker's queue could not take it (then nothing runs).
+ * Returns: 0; EINVAL if scope or fn is NULL; ECANCELED if the scope was
+ * cancelled; ENOMEM if no memory could be had or a worker's queue could
+ * not take it (then nothing runs).
  */
 SPOOL_API int spool_scope_spawn_broadcast(spool_scope_t *scope, spool_scope_broadcast_fn fn,
                                           void *ctx);
@@ -528,6 +588,7 @@ typedef struct spool_worker_stats {
     unsigned long long sleeps;           /* times the worker blocked on its condvar */
     unsigned long long wakeups_received; /* times another thread woke it */
     unsigned long long wakeups_sent;     /* times it woke another worker */
+    unsigned long long jobs_dropped;     /* jobs of cancelled scopes it dropped unrun (0.4) */
 } spool_worker_stats_t;
 
 /*

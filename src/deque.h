@@ -359,11 +359,19 @@ static inline bool spool__deque_demanded(spool__deque_t *d)
     return atomic_load_explicit(&d->floor, memory_order_relaxed) == SPOOL__DEQUE_DEMANDED;
 }
 
-/* Takes the oldest public job into *out.  fenced: the owner may pop
- * concurrently (see spool__deque_steal); ask: raise demand if there is
- * none.  The caller passes constants. */
+/* A thief's test of the oldest public job, at index t, before it takes it
+ * (an isolated waiter's: is it of my region?); false leaves it there. */
+typedef bool (*spool__deque_keep_fn)(const void *arg, int64_t t);
+
+/* Takes the oldest public job into *out, and its index into *index unless
+ * index is NULL.  fenced: the owner may pop concurrently (see
+ * spool__deque_steal); ask: raise demand if there is none; keep, unless
+ * NULL: take the job only if keep(keep_arg, its index) (else EMPTY).  The
+ * caller passes constants for fenced, ask and keep's being NULL. */
 static inline spool__steal_t spool__deque_take_oldest(spool__deque_t *d, spool__job_t **out,
-                                                      bool fenced, bool ask)
+                                                      bool fenced, bool ask, int64_t *index,
+                                                      spool__deque_keep_fn keep,
+                                                      const void *keep_arg)
 {
     /* Acquire pairs with the CAS on top by other thieves and the owner. */
     int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
@@ -388,6 +396,10 @@ static inline spool__steal_t spool__deque_take_oldest(spool__deque_t *d, spool__
         }
         return SPOOL__STEAL_EMPTY;
     }
+    /* After the acquire of split, which published the job at t and what its
+     * owner noted before it (context.h). */
+    if (keep != NULL && !keep(keep_arg, t))
+        return SPOOL__STEAL_EMPTY;
     /* Acquire pairs with the release store of buf in spool__deque_grow. */
     spool__deque_buf_t *buf = atomic_load_explicit(&d->buf, memory_order_acquire);
     spool__job_t *job = atomic_load_explicit(&buf->slots[t & buf->mask], memory_order_relaxed);
@@ -407,6 +419,8 @@ static inline spool__steal_t spool__deque_take_oldest(spool__deque_t *d, spool__
     if (ask && t + 1 >= atomic_load_explicit(&d->split, memory_order_seq_cst))
         atomic_store_explicit(&d->limit, SPOOL__DEQUE_ALERT, memory_order_release);
     *out = job;
+    if (index != NULL)
+        *index = t;
     return SPOOL__STEAL_SUCCESS;
 }
 
@@ -414,7 +428,24 @@ static inline spool__steal_t spool__deque_take_oldest(spool__deque_t *d, spool__
  * asks the owner to publish its private ones. */
 static inline spool__steal_t spool__deque_steal(spool__deque_t *d, spool__job_t **out)
 {
-    return spool__deque_take_oldest(d, out, true, true);
+    return spool__deque_take_oldest(d, out, true, true, NULL, NULL, NULL);
+}
+
+/* As spool__deque_steal, and the job's index into *index. */
+static inline spool__steal_t spool__deque_steal_at(spool__deque_t *d, spool__job_t **out,
+                                                   int64_t *index)
+{
+    return spool__deque_take_oldest(d, out, true, true, index, NULL, NULL);
+}
+
+/* As spool__deque_steal_at, taking the job only if keep(keep_arg, its
+ * index) says so (an isolated waiter's steal): else it stays, and the
+ * result is EMPTY.  Out of line at its callers' wish. */
+static inline spool__steal_t spool__deque_steal_if(spool__deque_t *d, spool__job_t **out,
+                                                   int64_t *index, spool__deque_keep_fn keep,
+                                                   const void *keep_arg)
+{
+    return spool__deque_take_oldest(d, out, true, true, index, keep, keep_arg);
 }
 
 /* Any thread, on a deque whose owner pushes only public jobs and never pops
@@ -424,7 +455,7 @@ static inline spool__steal_t spool__deque_steal(spool__deque_t *d, spool__job_t 
  * through the CAS on top. */
 static inline spool__steal_t spool__deque_take_front(spool__deque_t *d, spool__job_t **out)
 {
-    return spool__deque_take_oldest(d, out, false, false);
+    return spool__deque_take_oldest(d, out, false, false, NULL, NULL, NULL);
 }
 
 /* Any thread; a hint (relaxed loads, stale by the time it returns): are

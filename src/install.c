@@ -2,6 +2,7 @@
  * spool_pool_install (a job run on a worker while the caller waits). */
 #include "pool.h"
 
+#include "scope.h"
 #include "worker.h"
 
 int spool__pool_inject(spool_pool_t *pool, spool__job_t *job)
@@ -19,12 +20,22 @@ typedef struct install_job {
     void *arg;
     spool__spin_latch_t *spin; /* the caller is a worker of another pool */
     spool__lock_latch_t *lock; /* the caller is outside any pool */
+    /* The installer's context: fn runs in it (its scope and isolation
+     * region reach across pools). */
+    spool__context_t made_in;
 } install_job_t;
 
 static void install_job_execute(spool__job_t *job)
 {
     install_job_t *j = (install_job_t *)job;
+    spool__worker_t *w = spool__current_worker();
+    bool entered = !spool__ctx_equal(w->ctx.top, j->made_in) &&
+                   spool__ctx_push(&w->ctx,
+                                   atomic_load_explicit(&w->deque.bottom, memory_order_relaxed),
+                                   j->made_in);
     j->fn(j->arg);
+    if (entered)
+        spool__ctx_pop(&w->ctx);
     /* j dies once the latch is set.  The installer drops the work count
      * once its wait returns (spool__pool_run_in_worker), not the job: the
      * installer may still be in the injection's wake-up, reading the pool,
@@ -52,6 +63,10 @@ int spool__pool_run_in_worker(spool_pool_t *pool, spool_fn fn, void *arg)
     install_job_t job = {
         .base.execute = install_job_execute, .fn = fn, .arg = arg};
     spool__worker_t *w = spool__current_worker();
+    if (w != NULL)
+        job.made_in = w->ctx.top;
+    else
+        job.made_in = (spool__context_t){spool__outside_scope, 0};
     if (w != NULL) {
         /* A worker of another pool keeps running its own pool's jobs while
          * it waits: pools installing into each other cannot deadlock. */

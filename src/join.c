@@ -81,7 +81,7 @@ static JOIN_COLD void join_finish(spool__worker_t *w, join_job_t *job_b, spool__
             job_b->fn(job_b->arg); /* not stolen: run inline, no latch needed */
             return;
         }
-        spool__worker_run(w, job, SPOOL__FROM_OWN); /* left behind by a */
+        spool__worker_run(w, job, SPOOL__FROM_OWN, false); /* left behind by a */
         if (spool__core_latch_probe(&job_b->latch))
             return;
         job = spool__worker_pop(w);

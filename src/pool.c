@@ -335,6 +335,7 @@ int spool_pool_stats(const spool_pool_t *pool, unsigned index, spool_worker_stat
     st.wakeups_sent = atomic_load_explicit(&w->stats.wakeups_sent, memory_order_relaxed);
     st.sleeps = atomic_load_explicit(&ws->sleeps, memory_order_relaxed);
     st.wakeups_received = atomic_load_explicit(&ws->wakeups_received, memory_order_relaxed);
+    st.jobs_dropped = atomic_load_explicit(&w->jobs_dropped, memory_order_relaxed);
     /* No more than the caller's struct holds; zeros past what we know. */
     size_t n = out_size < sizeof st ? out_size : sizeof st;
     memcpy(out, &st, n);

@@ -13,10 +13,13 @@
  * that a LIFO scope on a worker, the one a recursive program opens per
  * call, tests none of the other kinds' cases. */
 static SPOOL__ALWAYS_INLINE void scope_init(spool_scope_t *s, spool_pool_t *pool,
-                                            spool__worker_t *owner, bool fifo, bool in_place)
+                                            spool__worker_t *owner, bool fifo, bool in_place,
+                                            spool_scope_t *parent)
 {
     if (spool__count_latch_init(&s->latch, owner, false) != 0)
         spool__abort("cannot initialise a scope's latch");
+    atomic_init(&s->cancelled, 0);
+    s->parent = parent;
     s->pool = pool;
     s->fifo = fifo && pool != NULL;
     s->fifos = NULL;
@@ -62,7 +65,7 @@ static SPOOL__ALWAYS_INLINE void scope_complete(spool_scope_t *s, spool_pool_t *
                 if (SPOOL__UNLIKELY(job == NULL))
                     spool__abort("internal error: a scope's local spawn is missing");
                 SPOOL__STAT_INC(owner->stats.jobs_executed);
-                spool__worker_run(owner, job, SPOOL__FROM_OWN);
+                spool__worker_run(owner, job, SPOOL__FROM_OWN, false);
             } while (s->local > 0);
         }
         s->local_open = SPOOL__LOCAL_CLOSED; /* later spawns, from jobs run below, count */
@@ -78,22 +81,43 @@ static SPOOL__ALWAYS_INLINE void scope_complete(spool_scope_t *s, spool_pool_t *
     }
     if (owner == NULL) /* the latch is a lock latch (spool__count_latch_init) */
         spool__count_latch_destroy(&s->latch);
+    /* Relaxed: set by a job of the scope or its body, both done by now. */
+    if (SPOOL__UNLIKELY(atomic_load_explicit(&s->cancelled, memory_order_relaxed) != 0))
+        atomic_fetch_sub_explicit(&spool__scopes_cancelled, 1, memory_order_relaxed);
 }
 
+/* The body and the end run in the scope's context: scopes made there, and
+ * by the jobs the body forks, are its children (scope_cancel.c). */
 static SPOOL__ALWAYS_INLINE void run_scope(spool__worker_t *w, spool_pool_t *pool,
                                            spool_scope_fn body, void *arg, bool fifo,
-                                           bool in_place)
+                                           bool in_place, spool_scope_t *outside_parent)
 {
     spool_scope_t s;
-    scope_init(&s, pool, w, fifo, in_place);
+    if (w != NULL) {
+        scope_init(&s, pool, w, fifo, in_place,
+                   outside_parent != NULL ? outside_parent : w->ctx.top.scope);
+        bool entered =
+            spool__ctx_push(&w->ctx, atomic_load_explicit(&w->deque.bottom, memory_order_relaxed),
+                            (spool__context_t){&s, w->ctx.top.region});
+        body(&s, arg);
+        scope_complete(&s, pool, w, fifo, in_place);
+        if (entered)
+            spool__ctx_pop(&w->ctx);
+        return;
+    }
+    spool_scope_t *prev = spool__outside_scope;
+    scope_init(&s, pool, w, fifo, in_place, outside_parent != NULL ? outside_parent : prev);
+    spool__outside_scope = &s;
     body(&s, arg);
     scope_complete(&s, pool, w, fifo, in_place);
+    spool__outside_scope = prev;
 }
 
 typedef struct scope_call {
     spool_scope_fn body;
     void *arg;
     bool fifo;
+    spool_scope_t *parent; /* the caller's, outside the pool */
 } scope_call_t;
 
 static void scope_in_worker(void *arg)
@@ -101,9 +125,9 @@ static void scope_in_worker(void *arg)
     scope_call_t *c = arg;
     spool__worker_t *w = spool__current_worker();
     if (c->fifo)
-        run_scope(w, w->pool, c->body, c->arg, true, false);
+        run_scope(w, w->pool, c->body, c->arg, true, false, c->parent);
     else
-        run_scope(w, w->pool, c->body, c->arg, false, false);
+        run_scope(w, w->pool, c->body, c->arg, false, false, c->parent);
 }
 
 /* A scope opened outside any pool: on a worker of the global pool, or, if
@@ -111,10 +135,10 @@ static void scope_in_worker(void *arg)
 static SPOOL__NOINLINE void scope_outside_pool(spool_scope_fn body, void *arg, bool fifo)
 {
     spool_pool_t *global = spool__global_pool();
-    scope_call_t call = {.body = body, .arg = arg, .fifo = fifo};
+    scope_call_t call = {.body = body, .arg = arg, .fifo = fifo, .parent = spool__outside_scope};
     if (global != NULL && spool__pool_run_in_worker(global, scope_in_worker, &call) == 0)
         return;
-    run_scope(NULL, NULL, body, arg, fifo, false);
+    run_scope(NULL, NULL, body, arg, fifo, false, NULL);
 }
 
 static SPOOL__ALWAYS_INLINE void scope_on_worker(spool_scope_fn body, void *arg, bool fifo)
@@ -123,7 +147,7 @@ static SPOOL__ALWAYS_INLINE void scope_on_worker(spool_scope_fn body, void *arg,
     if (SPOOL__LIKELY(w != NULL)) {
         spool_pool_t *pool = w->pool;
         SPOOL__ASSUME(pool != NULL); /* a worker's pool: folds run_scope's tests away */
-        run_scope(w, pool, body, arg, fifo, false);
+        run_scope(w, pool, body, arg, fifo, false, NULL);
         return;
     }
     scope_outside_pool(body, arg, fifo);
@@ -132,7 +156,7 @@ static SPOOL__ALWAYS_INLINE void scope_on_worker(spool_scope_fn body, void *arg,
 static SPOOL__ALWAYS_INLINE void scope_in_place(spool_scope_fn body, void *arg, bool fifo)
 {
     spool__worker_t *w = spool__current_worker();
-    run_scope(w, w != NULL ? w->pool : spool__global_pool(), body, arg, fifo, true);
+    run_scope(w, w != NULL ? w->pool : spool__global_pool(), body, arg, fifo, true, NULL);
 }
 
 void spool_scope(spool_scope_fn body, void *arg)
@@ -193,6 +217,7 @@ void spool__scope_counted_execute(spool__job_t *base)
     spool__worker_t *w = spool__current_worker();
     spool_scope_t *scope = b->scope;
     bool each = spool__worker_hand_on_each(w);
+    bool entered = spool__scope_enter(w, scope);
     size_t done = 0;
     for (;;) {
         uint32_t n = --b->count;
@@ -201,9 +226,14 @@ void spool__scope_counted_execute(spool__job_t *base)
         bool handed_on = n > 0 && spool__worker_hand_on(w, base, each);
         if (n == 0)
             block_free(w, b); /* before fn: its spawns can reuse it */
-        fn(scope, arg);
+        if (SPOOL__LIKELY(!spool__scope_dropping(scope)))
+            fn(scope, arg);
+        else
+            spool__scope_dropped(w);
         done++;
         if (n == 0 || handed_on) {
+            if (entered)
+                spool__ctx_pop(&w->ctx);
             /* Each entry not yet run holds a count, so the scope outlives
              * the loop. */
             spool__count_latch_set_n(&scope->latch, done);
@@ -220,8 +250,9 @@ void spool__scope_counted_execute(spool__job_t *base)
 static SPOOL__NOINLINE void local_block_rest(spool__spawn_block_t *b, spool_scope_fn fn, void *arg)
 {
     spool_scope_t *scope = b->scope;
-    if (b->count > 0 && SPOOL__LIKELY(spool__worker_push(scope->local_worker, &b->base))) {
-        fn(scope, arg);
+    spool__worker_t *w = scope->local_worker;
+    if (b->count > 0 && SPOOL__LIKELY(spool__worker_push(w, &b->base))) {
+        spool__scope_call(w, scope, fn, arg);
         return;
     }
     if (scope->open_block == b)
@@ -229,8 +260,8 @@ static SPOOL__NOINLINE void local_block_rest(spool__spawn_block_t *b, spool_scop
     for (;;) {
         uint32_t n = b->count;
         if (n == 0)
-            block_free(scope->local_worker, b);
-        fn(scope, arg);
+            block_free(w, b);
+        spool__scope_call(w, scope, fn, arg);
         if (n == 0)
             return;
         b->count = --n;
@@ -246,7 +277,7 @@ static SPOOL__NOINLINE void publish_then_run(spool__worker_t *w, spool_scope_t *
                                              spool_scope_fn fn, void *arg)
 {
     spool__worker_publish(w);
-    fn(scope, arg);
+    spool__scope_call(w, scope, fn, arg);
 }
 
 /* A local block, run by its scope's worker (a thief only ever gets a block
@@ -278,7 +309,7 @@ void spool__scope_local_execute(spool__job_t *base)
         publish_then_run(w, scope, fn, arg);
         return;
     }
-    fn(scope, arg);
+    spool__scope_call(w, scope, fn, arg);
 }
 
 /* scope_complete's common step, spool__worker_pop and
@@ -317,7 +348,7 @@ static SPOOL__ALWAYS_INLINE bool run_newest_entry_in_place(spool_scope_t *s,
     }
     SPOOL__STAT_INC(owner->stats.jobs_executed);
     spool__worker_share_if_idle(owner); /* rule 3, as the pop and the push back */
-    fn(s, arg);
+    spool__scope_call(owner, s, fn, arg);
     return true;
 }
 
@@ -425,6 +456,8 @@ int spool_scope_spawn(spool_scope_t *scope, spool_scope_fn fn, void *arg)
 {
     if (scope == NULL || fn == NULL)
         return EINVAL;
+    if (spool__scope_dropping(scope))
+        return ECANCELED;
     spool__worker_t *w = spool__current_worker();
     /* Only the scope's worker reads local_open while it can change: w ==
      * local_worker first.  A scope with no local worker (NULL, as w is

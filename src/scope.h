@@ -36,6 +36,12 @@ enum { SPOOL__LOCAL_CLOSED, SPOOL__LOCAL_BLOCKS, SPOOL__LOCAL_FIFO };
 struct spool_scope_s {
     /* One count for the body, one per pending spawn or scope broadcast. */
     spool__count_latch_t latch;
+    /* Cancellation (scope_cancel.c): set once by spool_scope_cancel; a
+     * scope counts as cancelled if it or any scope up its parent chain is
+     * (parent: the scope whose body or job made this one; it outlives this
+     * one). */
+    atomic_int cancelled;
+    spool_scope_t *parent;
     spool_pool_t *pool;        /* NULL: no pool could be started; spawns run inline */
     spool__job_fifo_t **fifos; /* FIFO scopes: one per worker, made by its first spawn */
     bool fifo;
@@ -70,6 +76,64 @@ static inline void spool__scope_count_published(spool_scope_t *scope, size_t n)
      * whose body count is still held. */
     spool__count_latch_add(&scope->latch, n);
 }
+
+/* ---- cancellation (scope_cancel.c) ---- */
+
+/* How many scopes are cancelled and not yet ended: while none is, no scope
+ * job needs to walk a parent chain before it runs. */
+extern atomic_uint spool__scopes_cancelled;
+/* The scope that code running on this thread outside any pool is in (an
+ * in-place scope's body), for the parent of scopes made there. */
+extern _Thread_local spool_scope_t *spool__outside_scope;
+
+/* Is s, or a scope up its parent chain, cancelled?  (The walk.) */
+bool spool__scope_cancelled_slow(const spool_scope_t *s);
+
+/* Should a job of s be dropped (or a spawn into s refused)?  One relaxed
+ * load while no scope is cancelled anywhere; a job that has passed this
+ * test when spool_scope_cancel returns may still run (one per worker). */
+static inline bool spool__scope_dropping(const spool_scope_t *s)
+{
+    /* Relaxed: a hint that the walk is needed; cancellation promises
+     * nothing to a job already past its test. */
+    return SPOOL__UNLIKELY(atomic_load_explicit(&spool__scopes_cancelled, memory_order_relaxed) !=
+                           0) &&
+           spool__scope_cancelled_slow(s);
+}
+
+/* The cold half of spool__scope_call: runs fn(scope, arg) as a job of scope
+ * on w (NULL: a thread outside any pool), in scope's context, or drops it
+ * (counted) if scope counts as cancelled. */
+void spool__scope_call_cold(struct spool__worker *w, spool_scope_t *scope, spool_scope_fn fn,
+                            void *arg);
+
+/* Runs fn(scope, arg), a job of scope, on w: at once (a tail call) when w
+ * already runs in scope's context and no scope is cancelled anywhere. */
+static SPOOL__ALWAYS_INLINE void spool__scope_call(struct spool__worker *w, spool_scope_t *scope,
+                                                   spool_scope_fn fn, void *arg)
+{
+    if (SPOOL__LIKELY(w != NULL && w->ctx.top.scope == scope &&
+                      atomic_load_explicit(&spool__scopes_cancelled, memory_order_relaxed) == 0)) {
+        fn(scope, arg);
+        return;
+    }
+    spool__scope_call_cold(w, scope, fn, arg);
+}
+
+/* For a loop of scope's jobs on w (a counted block's entries): enters
+ * scope's context if w is not in it (true: leave it after, with
+ * spool__ctx_pop). */
+static inline bool spool__scope_enter(struct spool__worker *w, spool_scope_t *scope)
+{
+    if (SPOOL__LIKELY(w->ctx.top.scope == scope))
+        return false;
+    return spool__ctx_push(&w->ctx, atomic_load_explicit(&w->deque.bottom, memory_order_relaxed),
+                           (spool__context_t){scope, w->ctx.top.region});
+}
+
+/* w (NULL: a thread outside any pool) drops a job of a cancelled scope:
+ * counted, and noted for the timeline's record of the job. */
+void spool__scope_dropped(struct spool__worker *w);
 
 /* Spawns that are not local (scope_spawn.c): counted on the latch when
  * made; a FIFO scope's local spawn.  0 or ENOMEM (or ECANCELED). */

@@ -15,9 +15,10 @@ static void scope_job_execute(spool__job_t *base)
     spool_scope_fn fn = (spool_scope_fn)job->job.fn;
     void *arg = job->job.arg;
     spool_scope_t *scope = job->job.ctx;
+    spool__worker_t *w = spool__current_worker();
     /* Recycle the block before running: fn's own spawns can reuse it. */
-    spool__job_free(&scope->pool->job_pool, &spool__current_worker()->jobs, job);
-    fn(scope, arg);
+    spool__job_free(&scope->pool->job_pool, &w->jobs, job);
+    spool__scope_call(w, scope, fn, arg);
     spool__count_latch_set(&scope->latch);
 }
 
@@ -40,7 +41,7 @@ bool spool__scope_describe(const spool__job_t *job, spool__job_info_t *info)
 static void scope_fifo_run(void *ctx, spool__fifo_call_t call)
 {
     spool_scope_t *scope = ctx;
-    ((spool_scope_fn)call.fn)(scope, call.arg);
+    spool__scope_call(spool__current_worker(), scope, (spool_scope_fn)call.fn, call.arg);
     spool__count_latch_set(&scope->latch);
 }
 
@@ -50,7 +51,7 @@ static void scope_fifo_run_local(void *ctx, spool__fifo_call_t call)
 {
     spool_scope_t *scope = ctx;
     scope->local--;
-    ((spool_scope_fn)call.fn)(scope, call.arg);
+    spool__scope_call(scope->local_worker, scope, (spool_scope_fn)call.fn, call.arg);
 }
 
 static void scope_fifo_count_local(void *ctx, size_t n)
@@ -62,7 +63,7 @@ static void scope_fifo_count_local(void *ctx, size_t n)
  * (scope_fifo_counted_done). */
 static void scope_fifo_run_uncounted(void *ctx, spool__fifo_call_t call)
 {
-    ((spool_scope_fn)call.fn)(ctx, call.arg);
+    spool__scope_call(spool__current_worker(), ctx, (spool_scope_fn)call.fn, call.arg);
 }
 
 static void scope_fifo_counted_done(void *ctx, size_t n)
@@ -98,7 +99,7 @@ int spool__scope_spawn_counted(spool_scope_t *scope, spool__worker_t *w, spool_s
 {
     spool_pool_t *pool = scope->pool;
     if (pool == NULL) {
-        fn(scope, arg);
+        spool__scope_call(w, scope, fn, arg); /* no pool: at once, here */
         return 0;
     }
     spool__job_cache_t *cache = spool__job_cache_of(pool, w);

@@ -26,8 +26,10 @@ int spool__sleep_init(spool__sleep_t *s, unsigned num_workers)
             return err;
         }
         ws->is_blocked = false;
+        ws->isolated = false;
     }
     s->num_workers = num_workers;
+    atomic_init(&s->isolated_sleepers, 0);
     /* Every worker idle until its thread runs (sleep.md). */
     atomic_init(&s->counters, (uint64_t)num_workers << SPOOL__INACTIVE_SHIFT);
     return 0;
@@ -42,18 +44,23 @@ void spool__sleep_destroy(spool__sleep_t *s)
     free(s->workers);
 }
 
-bool spool__sleep_wake_specific_thread(spool__sleep_t *s, unsigned index)
+/* Wakes worker index if it is blocked: a sleeper counted in the counters
+ * (for work), or, if any, also an isolated one (isolate.md: for its latch,
+ * or for its region's work).  True if it did. */
+static bool wake_thread(spool__sleep_t *s, unsigned index, bool any)
 {
     spool__worker_sleep_t *ws = &s->workers[index];
     bool woke = false;
     pthread_mutex_lock(&ws->lock);
-    if (ws->is_blocked) {
+    if (ws->is_blocked && (any || !ws->isolated)) {
         ws->is_blocked = false;
         pthread_cond_signal(&ws->cond);
         /* The waker, not the sleeper, takes the sleeper off the count, so
          * that posters see it as awake at once and do not wake another
-         * thread for the same job.  Seq-cst: see spool__sleep_start_looking. */
-        atomic_fetch_sub_explicit(&s->counters, SPOOL__ONE_SLEEPING, memory_order_seq_cst);
+         * thread for the same job.  Seq-cst: see spool__sleep_start_looking.
+         * An isolated sleeper was not counted there. */
+        if (!ws->isolated)
+            atomic_fetch_sub_explicit(&s->counters, SPOOL__ONE_SLEEPING, memory_order_seq_cst);
         woke = true;
     }
     pthread_mutex_unlock(&ws->lock);
@@ -65,10 +72,16 @@ bool spool__sleep_wake_specific_thread(spool__sleep_t *s, unsigned index)
     return woke;
 }
 
+bool spool__sleep_wake_specific_thread(spool__sleep_t *s, unsigned index)
+{
+    return wake_thread(s, index, true);
+}
+
+/* Wakes up to num_to_wake of the sleepers counted for work. */
 static void wake_any_threads(spool__sleep_t *s, unsigned num_to_wake)
 {
     for (unsigned i = 0; i < s->num_workers && num_to_wake > 0; i++)
-        if (spool__sleep_wake_specific_thread(s, i))
+        if (wake_thread(s, i, false))
             num_to_wake--;
 }
 
@@ -211,12 +224,61 @@ void spool__sleep_no_work_found(spool__sleep_t *s, spool__idle_state_t *idle,
     }
 }
 
+void spool__sleep_isolated(spool__sleep_t *s, unsigned index, spool__core_latch_t *latch,
+                           bool (*has_work)(void *arg), void *arg)
+{
+    if (!spool__core_latch_get_sleepy(latch))
+        return; /* set meanwhile: the caller's loop will see it */
+    spool__worker_sleep_t *ws = &s->workers[index];
+    pthread_mutex_lock(&ws->lock);
+    if (spool__core_latch_fall_asleep(latch)) {
+        /* Seq-cst, then SleepFence: pairs with PushFence before the load
+         * in spool__sleep_wake_isolated.  Either the check below sees the
+         * work, or its poster sees this count and wakes us (it takes our
+         * mutex, which we hold until the wait releases it). */
+        atomic_fetch_add_explicit(&s->isolated_sleepers, 1, memory_order_seq_cst);
+        spool__fence_seq_cst();
+        if (!has_work(arg)) {
+            ws->isolated = true;
+            ws->is_blocked = true;
+            SPOOL__STAT_INC(ws->sleeps);
+            while (ws->is_blocked)
+                pthread_cond_wait(&ws->cond, &ws->lock);
+            SPOOL__STAT_INC(ws->wakeups_received);
+            ws->isolated = false;
+        }
+        /* Relaxed: a count that only makes posters look. */
+        atomic_fetch_sub_explicit(&s->isolated_sleepers, 1, memory_order_relaxed);
+        spool__core_latch_wake_up(latch);
+    }
+    pthread_mutex_unlock(&ws->lock);
+}
+
+void spool__sleep_wake_isolated(spool__sleep_t *s)
+{
+    /* Seq-cst: after the caller's PushFence, pairs with the sleeper's count
+     * and SleepFence in spool__sleep_isolated. */
+    if (atomic_load_explicit(&s->isolated_sleepers, memory_order_seq_cst) == 0)
+        return;
+    for (unsigned i = 0; i < s->num_workers; i++) {
+        spool__worker_sleep_t *ws = &s->workers[i];
+        pthread_mutex_lock(&ws->lock);
+        if (ws->is_blocked && ws->isolated) {
+            ws->is_blocked = false;
+            pthread_cond_signal(&ws->cond);
+        }
+        pthread_mutex_unlock(&ws->lock);
+    }
+}
+
 void spool__sleep_new_broadcast(spool__sleep_t *s)
 {
     /* PushFence of sleep.md, as for injected jobs: pairs with SleepFence in
      * fall_asleep.  Either a worker's final check sees its broadcast queue
      * non-empty, or we see it counted as sleeping below and wake it. */
     spool__fence_seq_cst();
+    /* Isolated sleepers may have their part of it too. */
+    spool__sleep_wake_isolated(s);
     uint64_t c = spool__sleep_load_counters(s);
     if (!spool__sleep_post_needs_work(c))
         return;

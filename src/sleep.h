@@ -55,6 +55,7 @@ typedef struct spool__worker_sleep {
     SPOOL__ALIGNED pthread_mutex_t lock;
     pthread_cond_t cond;
     bool is_blocked; /* guarded by lock */
+    bool isolated;   /* guarded by lock: blocked as an isolated waiter (isolate.md) */
 #ifdef SPOOL_STATS
     spool__stat_t sleeps, wakeups_received; /* written by the worker itself */
 #endif
@@ -64,6 +65,9 @@ typedef struct spool__sleep {
     SPOOL__ALIGNED _Atomic uint64_t counters;
     spool__worker_sleep_t *workers;
     unsigned num_workers;
+    /* Isolated waiters about to block or blocked (isolate.md): not in the
+     * counters, woken by work of any region and by their latch. */
+    SPOOL__ALIGNED atomic_uint isolated_sleepers;
 } spool__sleep_t;
 
 /* A worker's progress towards sleep, kept on its stack while it searches. */
@@ -116,6 +120,17 @@ static inline void spool__sleep_work_found(spool__sleep_t *s, bool left)
 void spool__sleep_no_work_found(spool__sleep_t *s, spool__idle_state_t *idle,
                                 spool__core_latch_t *latch, spool__injector_t *injector,
                                 spool__deque_t *broadcasts);
+
+/* An isolated waiter (isolate.md), worker index, about to sleep on latch:
+ * counts itself an isolated sleeper, SleepFence, then has_work(arg) (its
+ * final check); blocks unless that found work, until woken by its latch's
+ * setter or by spool__sleep_wake_isolated.  Not counted in the counters. */
+void spool__sleep_isolated(spool__sleep_t *s, unsigned index, spool__core_latch_t *latch,
+                           bool (*has_work)(void *arg), void *arg);
+
+/* After work that an isolated waiter could take became public (the
+ * caller's fence first: PushFence): wakes every isolated sleeper. */
+void spool__sleep_wake_isolated(spool__sleep_t *s);
 
 /* A broadcast was queued on every worker's broadcast queue: wake every
  * sleeping worker (each must run it). */

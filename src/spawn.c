@@ -38,6 +38,9 @@ static int spawn_into(spool_pool_t *pool, spool_fn fn, void *arg, bool fifo)
 {
     spool__worker_t *w = spool__current_worker();
     spool__job_cache_t *cache = spool__job_cache_of(pool, w);
+    /* Made inside an isolation region, a detached spawn is not the
+     * region's: it goes to the pool's queue, not on the deque. */
+    bool on_deque = cache != NULL && SPOOL__LIKELY(w->ctx.top.region == 0);
     if (cache != NULL) {
         spool__pool_add_work_internal(pool);
     } else {
@@ -46,7 +49,7 @@ static int spawn_into(spool_pool_t *pool, spool_fn fn, void *arg, bool fifo)
             return err;
     }
     int err;
-    if (cache != NULL && fifo) {
+    if (on_deque && fifo) {
         /* A call on w's FIFO: no job block of its own. */
         err = spool__worker_push_fifo(w, &w->fifo, (spool__fifo_fn_t)fn, arg, false);
         if (err != 0)
@@ -62,7 +65,7 @@ static int spawn_into(spool_pool_t *pool, spool_fn fn, void *arg, bool fifo)
     job->job.fn = (void (*)(void))fn;
     job->job.arg = arg;
     job->job.ctx = pool;
-    if (cache == NULL)
+    if (!on_deque)
         err = spool__pool_inject(pool, &job->job.base);
     else
         err = spool__worker_push(w, &job->job.base) ? 0 : ENOMEM;

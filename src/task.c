@@ -127,7 +127,9 @@ static void task_schedule(spool_task_t *t)
                                                  memory_order_acq_rel, memory_order_acquire))
         return;
     spool__worker_t *w = spool__current_worker();
-    if (w != NULL && w->pool == t->pool) {
+    /* Not on the deque of a worker inside an isolation region: a task is
+     * not the region's (spool_isolate). */
+    if (w != NULL && w->pool == t->pool && w->ctx.top.region == 0) {
         if (spool__worker_push(w, &t->base))
             return;
     } else if (spool__pool_inject(t->pool, &t->base) == 0) {
@@ -253,7 +255,15 @@ static void task_execute(spool__job_t *job)
      * job's hand-over). */
     if (atomic_compare_exchange_strong_explicit(&t->state, &expected, SPOOL__TASK_RUNNING,
                                                 memory_order_acq_rel, memory_order_acquire)) {
+        /* A task belongs to no scope and no region, wherever it runs. */
+        spool__worker_t *w = spool__current_worker();
+        bool entered = w != NULL && (w->ctx.top.scope != NULL || w->ctx.top.region != 0) &&
+                       spool__ctx_push(&w->ctx,
+                                       atomic_load_explicit(&w->deque.bottom, memory_order_relaxed),
+                                       (spool__context_t){NULL, 0});
         t->fn(t->arg);
+        if (entered)
+            spool__ctx_pop(&w->ctx);
         /* Release pairs with the acquire loads of spool_task_done. */
         atomic_store_explicit(&t->state, SPOOL__TASK_DONE, memory_order_release);
         task_finish(t, SPOOL__TASK_DONE, NULL, NULL, NULL);

@@ -40,7 +40,9 @@ enum {
     SPOOL__FROM_OWN = 0,
     SPOOL__FROM_STOLEN = 1,
     SPOOL__FROM_INJECTOR = 2,
-    SPOOL__FROM_BROADCAST = 3
+    SPOOL__FROM_BROADCAST = 3,
+    /* Or-ed in: the job was a cancelled scope's, dropped unrun. */
+    SPOOL__FROM_DROPPED = 8
 };
 #define SPOOL__TRACE_INFO(kind, from, victim, depth)                                           \
     ((uint64_t)(kind) | (uint64_t)(from) << 4 | (uint64_t)(victim) << 8 |                     \

@@ -131,6 +131,8 @@ int spool__trace_write_json(const spool__snapshot_t *snap, const char *path)
             if (kind == SPOOL__TRACE_JOB) {
                 fputs(",\"from\":", f);
                 put_source(f, s);
+                if (spool__span_dropped(s))
+                    fputs(",\"dropped\":\"its scope was cancelled\"", f);
                 fprintf(f, ",\"fn\":\"0x%llx\",\"arg\":\"0x%llx\"", (unsigned long long)s->fn,
                         (unsigned long long)s->arg);
             } else if (kind == SPOOL__TRACE_WAIT && s->fn != 0) {
@@ -270,6 +272,7 @@ static const char *const html_script[] = {
     "  t0=drag.t0-dt;t1=drag.t1-dt;draw();return;}\n",
     " var h=at(e.offsetX,e.offsetY);if(!h){tip.style.display='none';return;}var s=h.s;\n",
     " var txt=label(s)+'\\n'+D.workers[h.w].name+', '+KIND[s[0]]+(s[0]==1?', from '+FROM[s[4]]+(s[4]==1?s[5]:''):'')+\n",
+    "  (s[7]?', dropped: its scope was cancelled':'')+\n",
     "  '\\nstart '+fmt(s[1])+', '+fmt(s[2]);\n",
     " tip.textContent=txt;tip.style.display='block';tip.style.left=(e.offsetX+14)+'px';tip.style.top=(e.offsetY+14)+'px';});\n",
     "cv.addEventListener('mouseleave',function(){tip.style.display='none';});\n",
@@ -332,7 +335,8 @@ int spool__trace_write_html(const spool__snapshot_t *snap, const char *path)
           "a stolen half); searching: looking for work without sleeping.</p>\n",
           f);
     /* The data, as JSON in a script element: spans are
-     * [kind, start us, duration us, name index, from, victim, depth]. */
+     * [kind, start us, duration us, name index, from, victim, depth,
+     * dropped]. */
     fputs("<script type=\"application/json\" id=\"trace-data\">\n{\"names\":[", f);
     for (size_t k = 0; k < snap->num_names; k++) {
         if (k > 0)
@@ -352,9 +356,9 @@ int spool__trace_write_html(const spool__snapshot_t *snap, const char *path)
                             ? (long)spool__snapshot_name_index(snap, s->fn)
                             : -1;
             double dur = (s->end_ns - s->start_ns) / 1000.0;
-            fprintf(f, "%s[%u,%.3f,%.3f,%ld,%u,%u,%u]", k > 0 ? "," : "", kind,
+            fprintf(f, "%s[%u,%.3f,%.3f,%ld,%u,%u,%u,%u]", k > 0 ? "," : "", kind,
                     s->start_ns / 1000.0, dur < 0 ? 0.0 : dur, name, spool__span_from(s),
-                    spool__span_victim(s), spool__span_depth(s));
+                    spool__span_victim(s), spool__span_depth(s), spool__span_dropped(s));
         }
         fputs("]}", f);
     }

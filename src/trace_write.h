@@ -40,7 +40,12 @@ static inline unsigned spool__span_kind(const spool__span_t *s)
 }
 static inline unsigned spool__span_from(const spool__span_t *s)
 {
-    return (unsigned)(s->info >> 4 & 15u);
+    return (unsigned)(s->info >> 4 & 7u);
+}
+/* A job of a cancelled scope, dropped unrun (SPOOL__FROM_DROPPED). */
+static inline unsigned spool__span_dropped(const spool__span_t *s)
+{
+    return (unsigned)(s->info >> 4 & SPOOL__FROM_DROPPED) != 0;
 }
 static inline unsigned spool__span_victim(const spool__span_t *s)
 {

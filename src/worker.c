@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "isolate.h"
 #include "spawn.h"
 #include "spool_inline.h"
 
@@ -31,18 +32,25 @@ void spool__worker_leave(void)
 
 int spool__worker_init(spool__worker_t *w, spool_pool_t *pool, unsigned index)
 {
-    int err = spool__deque_init(&w->deque);
+    int err = spool__ctx_init(&w->ctx);
     if (err != 0)
         return err;
+    err = spool__deque_init(&w->deque);
+    if (err != 0) {
+        spool__ctx_destroy(&w->ctx);
+        return err;
+    }
     err = spool__job_fifo_init(&w->fifo, &spool__spawn_fifo_ops, pool);
     if (err != 0) {
         spool__deque_destroy(&w->deque);
+        spool__ctx_destroy(&w->ctx);
         return err;
     }
     err = spool__deque_init(&w->broadcasts);
     if (err != 0) {
         spool__job_fifo_destroy(&w->fifo);
         spool__deque_destroy(&w->deque);
+        spool__ctx_destroy(&w->ctx);
         return err;
     }
     w->pool = pool;
@@ -57,6 +65,7 @@ void spool__worker_destroy(spool__worker_t *w)
     spool__deque_destroy(&w->deque);
     spool__job_fifo_destroy(&w->fifo);
     spool__deque_destroy(&w->broadcasts);
+    spool__ctx_destroy(&w->ctx);
     spool__block_cache_drain(&w->blocks);
     spool__block_cache_drain(&w->task_blocks);
 }
@@ -73,9 +82,21 @@ static uint64_t next_random(spool__worker_t *w)
     return x;
 }
 
+/* w took a job whose context is x (a stolen one, one of its own from below
+ * its current context, an injected one): from here until the job returns,
+ * w runs in x.  True if w entered a new context, which the caller leaves
+ * (spool__ctx_pop) once the job has returned. */
+static SPOOL__NOINLINE bool enter_context(spool__worker_t *w, spool__context_t x)
+{
+    if (spool__ctx_equal(x, w->ctx.top))
+        return false;
+    return spool__ctx_push(&w->ctx, atomic_load_explicit(&w->deque.bottom, memory_order_relaxed),
+                           x);
+}
+
 /* Steal from the others, starting at a random victim and sweeping all;
- * another sweep if any steal lost a race. */
-static spool__job_t *steal(spool__worker_t *w, unsigned *from_victim)
+ * another sweep if any steal lost a race.  *entered: as enter_context. */
+static spool__job_t *steal(spool__worker_t *w, unsigned *from_victim, bool *entered)
 {
     spool_pool_t *pool = w->pool;
     unsigned n = pool->num_threads;
@@ -89,11 +110,14 @@ static spool__job_t *steal(spool__worker_t *w, unsigned *from_victim)
             if (victim == w->index)
                 continue;
             spool__job_t *job;
-            switch (spool__deque_steal(&pool->workers[victim].deque, &job)) {
+            int64_t t;
+            switch (spool__deque_steal_at(&pool->workers[victim].deque, &job, &t)) {
             case SPOOL__STEAL_SUCCESS:
                 SPOOL__STAT_INC(w->stats.steals);
                 w->stolen_from = &pool->workers[victim];
                 *from_victim = victim;
+                /* The job's context, which its owner noted for index t. */
+                *entered = enter_context(w, spool__ctx_lookup(&pool->workers[victim].ctx, t));
                 return job;
             case SPOOL__STEAL_RETRY:
                 SPOOL__STAT_INC(w->stats.failed_steals);
@@ -113,10 +137,17 @@ static spool__job_t *steal(spool__worker_t *w, unsigned *from_victim)
  * yield.c calls the exported wrappers below.  *from says where the job came
  * from (SPOOL__FROM_*, the victim in bits 8 up), for the timeline; the plain
  * loop's *from is dead and compiled away. */
-static inline spool__job_t *take_local(spool__worker_t *w, unsigned *from)
+static inline spool__job_t *take_local(spool__worker_t *w, unsigned *from, bool *entered)
 {
     spool__job_t *job = spool__worker_pop(w);
     *from = SPOOL__FROM_OWN;
+    /* One of w's own jobs from below its current context (the popped
+     * index is bottom now): run it in its own. */
+    if (job != NULL) {
+        int64_t i = atomic_load_explicit(&w->deque.bottom, memory_order_relaxed);
+        if (SPOOL__UNLIKELY(i < w->ctx.top_base))
+            *entered = enter_context(w, spool__ctx_lookup(&w->ctx, i));
+    }
     /* Broadcasts run once the own deque is empty, before stealing.  Only w
      * takes from its queue, so the take never loses a race. */
     if (job == NULL) {
@@ -127,31 +158,39 @@ static inline spool__job_t *take_local(spool__worker_t *w, unsigned *from)
     return job;
 }
 
-static inline spool__job_t *find_work(spool__worker_t *w, unsigned *from)
+/* Finds a job as take_local, then stealing, then in the injector.  *entered:
+ * w entered the job's context (enter_context), to leave once it returned. */
+static inline spool__job_t *find_work(spool__worker_t *w, unsigned *from, bool *entered)
 {
-    spool__job_t *job = take_local(w, from);
+    *entered = false;
+    spool__job_t *job = take_local(w, from, entered);
     if (job == NULL) {
         unsigned victim = 0;
-        job = steal(w, &victim);
+        job = steal(w, &victim, entered);
         *from = SPOOL__FROM_STOLEN | victim << 8;
     }
     if (job == NULL) {
         job = spool__injector_pop(&w->pool->injector);
         *from = SPOOL__FROM_INJECTOR;
+        /* Work from outside runs in no scope and no region (a job that has
+         * one says so itself). */
+        if (job != NULL && SPOOL__UNLIKELY(w->ctx.top.scope != NULL || w->ctx.top.region != 0))
+            *entered = enter_context(w, (spool__context_t){NULL, 0});
     }
     if (job != NULL)
         SPOOL__STAT_INC(w->stats.jobs_executed);
     return job;
 }
 
-spool__job_t *spool__worker_take_local(spool__worker_t *w, unsigned *from)
+spool__job_t *spool__worker_take_local(spool__worker_t *w, unsigned *from, bool *entered)
 {
-    return take_local(w, from);
+    *entered = false;
+    return take_local(w, from, entered);
 }
 
-spool__job_t *spool__worker_find_work(spool__worker_t *w, unsigned *from)
+spool__job_t *spool__worker_find_work(spool__worker_t *w, unsigned *from, bool *entered)
 {
-    return find_work(w, from);
+    return find_work(w, from, entered);
 }
 
 /* After a search found a job: are jobs left that a sleeper could take (the
@@ -175,7 +214,7 @@ static bool jobs_left(spool__worker_t *w)
  * counted: the worker is counted idle already (its first search). */
 static spool__job_t *search(spool__worker_t *w, spool__core_latch_t *latch,
                             spool__trace_ring_t *ring, size_t capacity, unsigned *from,
-                            bool counted)
+                            bool *entered, bool counted)
 {
     spool__sleep_t *sleep = &w->pool->sleep;
     uint64_t t0 = ring != NULL ? spool__trace_now() : 0;
@@ -191,7 +230,7 @@ static spool__job_t *search(spool__worker_t *w, spool__core_latch_t *latch,
             job = NULL;
             break;
         }
-        job = find_work(w, from);
+        job = find_work(w, from, entered);
         if (job != NULL)
             break;
         spool__sleep_no_work_found(sleep, &idle, latch, &w->pool->injector, &w->broadcasts);
@@ -204,9 +243,10 @@ static spool__job_t *search(spool__worker_t *w, spool__core_latch_t *latch,
 }
 
 #if SPOOL__TRACE_ENABLED
-/* Runs job, recorded in ring with where it came from. */
-static void run_traced(spool__trace_ring_t *ring, size_t capacity, spool__job_t *job,
-                       unsigned from)
+/* Runs job, recorded in ring with where it came from (and whether it was a
+ * scope's job dropped because the scope was cancelled). */
+static void run_traced(spool__worker_t *w, spool__trace_ring_t *ring, size_t capacity,
+                       spool__job_t *job, unsigned from)
 {
     /* A FIFO's ticket runs its FIFO's front call: take that one now, so
      * that the record names the call that really runs. */
@@ -215,29 +255,34 @@ static void run_traced(spool__trace_ring_t *ring, size_t capacity, spool__job_t 
     spool__job_info_t info;
     spool__trace_describe(job, &info);
     unsigned depth = ring->depth++;
+    unsigned saved = w->drop_level;
+    w->drop_level = 0;
     uint64_t t0 = spool__trace_now();
     spool__job_execute(job);
     uint64_t t1 = spool__trace_now();
     ring->depth = depth;
+    unsigned kind = w->drop_level == depth + 1 ? SPOOL__FROM_DROPPED : 0;
+    w->drop_level = saved;
     spool__trace_put(ring, capacity, t0, t1, info.fn, info.arg,
-                     SPOOL__TRACE_INFO(SPOOL__TRACE_JOB, from & 15u, from >> 8, depth));
+                     SPOOL__TRACE_INFO(SPOOL__TRACE_JOB, (from & 15u) | kind, from >> 8, depth));
 }
 
 #endif
 
-void spool__worker_run(spool__worker_t *w, spool__job_t *job, unsigned from)
+void spool__worker_run(spool__worker_t *w, spool__job_t *job, unsigned from, bool entered)
 {
 #if SPOOL__TRACE_ENABLED
     spool__trace_t *t = spool__trace_current(&w->pool->trace);
-    if (t != NULL) {
-        run_traced(&t->rings[w->index], t->capacity, job, from);
-        return;
-    }
+    if (t != NULL)
+        run_traced(w, &t->rings[w->index], t->capacity, job, from);
+    else
+        spool__job_execute(job);
 #else
-    (void)w;
     (void)from;
-#endif
     spool__job_execute(job);
+#endif
+    if (entered)
+        spool__ctx_pop(&w->ctx);
 }
 
 #if SPOOL__TRACE_ENABLED
@@ -252,13 +297,16 @@ static bool wait_traced(spool__worker_t *w, spool__core_latch_t *latch, spool__t
         if (spool__trace_current(state) != t)
             return false;
         unsigned from;
-        spool__job_t *job = find_work(w, &from);
+        bool entered;
+        spool__job_t *job = find_work(w, &from, &entered);
         if (job == NULL) {
-            job = search(w, latch, ring, t->capacity, &from, false);
+            job = search(w, latch, ring, t->capacity, &from, &entered, false);
             if (job == NULL)
                 return true;
         }
-        run_traced(ring, t->capacity, job, from);
+        run_traced(w, ring, t->capacity, job, from);
+        if (entered)
+            spool__ctx_pop(&w->ctx);
     }
     return true;
 }
@@ -276,20 +324,23 @@ static bool wait_plain(spool__worker_t *w, spool__core_latch_t *latch)
         /* Two words for where a job came from: the first stays local to the
          * inlined find_work, so its stores are dead and compiled away. */
         unsigned unused, from;
-        spool__job_t *job = find_work(w, &unused);
+        bool entered;
+        spool__job_t *job = find_work(w, &unused, &entered);
         if (job == NULL) {
-            job = search(w, latch, NULL, 0, &from, false);
+            job = search(w, latch, NULL, 0, &from, &entered, false);
             if (job == NULL)
                 return true;
 #if SPOOL__TRACE_ENABLED
             spool__trace_t *t = spool__trace_current(&w->pool->trace);
             if (t != NULL) {
-                run_traced(&t->rings[w->index], t->capacity, job, from);
+                spool__worker_run(w, job, from, entered);
                 return false;
             }
 #endif
         }
         spool__job_execute(job);
+        if (SPOOL__UNLIKELY(entered))
+            spool__ctx_pop(&w->ctx);
     }
     return true;
 }
@@ -309,6 +360,10 @@ static inline void wait_loop(spool__worker_t *w, spool__core_latch_t *latch, spo
 
 void spool__worker_wait_until_cold(spool__worker_t *w, spool__core_latch_t *latch)
 {
+    if (SPOOL__UNLIKELY(w->ctx.top.region != 0)) {
+        spool__isolated_wait(w, latch);
+        return;
+    }
 #if SPOOL__TRACE_ENABLED
     wait_loop(w, latch, spool__trace_current(&w->pool->trace));
 #else
@@ -338,6 +393,10 @@ static SPOOL__NOINLINE void wait_recorded_traced(spool__worker_t *w, spool__core
 void spool__worker_wait_recorded_cold(spool__worker_t *w, spool__core_latch_t *latch,
                                       void (*fn)(void *), void *arg)
 {
+    if (SPOOL__UNLIKELY(w->ctx.top.region != 0)) {
+        spool__isolated_wait(w, latch);
+        return;
+    }
 #if SPOOL__TRACE_ENABLED
     spool__trace_t *t = spool__trace_current(&w->pool->trace);
     if (t != NULL) {
@@ -373,6 +432,12 @@ void spool__worker_publish(spool__worker_t *w)
     uint64_t c = spool__sleep_load_counters(sleep);
     if (spool__sleep_post_needs_work(c))
         spool__sleep_new_jobs_cold(sleep, c, n > UINT_MAX ? UINT_MAX : (unsigned)n, was_empty);
+    if (SPOOL__UNLIKELY(w->ctx.top.region != 0)) {
+        /* Jobs of a region: an isolated waiter of it may sleep.  PushFence
+         * (isolate.md): pairs with the isolated sleeper's SleepFence. */
+        spool__fence_seq_cst();
+        spool__sleep_wake_isolated(sleep);
+    }
 }
 
 /* ---- the main loop ------------------------------------------------------ */
@@ -406,9 +471,10 @@ void *spool__worker_main(void *arg)
     }
 #endif
     unsigned from;
-    spool__job_t *job = search(w, &w->terminate, ring, capacity, &from, true);
+    bool entered;
+    spool__job_t *job = search(w, &w->terminate, ring, capacity, &from, &entered, true);
     if (job != NULL)
-        spool__worker_run(w, job, from);
+        spool__worker_run(w, job, from, entered);
     spool__worker_wait_until(w, &w->terminate);
     spool__worker_leave(); /* the exit handler runs outside the pool */
     if (pool->exit_handler != NULL)

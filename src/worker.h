@@ -13,6 +13,7 @@
 
 #include "atomics.h"
 #include "block_cache.h"
+#include "context.h"
 #include "deque.h"
 #include "job.h"
 #include "job_cache.h"
@@ -38,6 +39,14 @@ typedef struct spool__worker {
     /* The victim of this worker's last steal: the owner of the join job it
      * runs, whom the job's latch may have to wake (join.c). */
     struct spool__worker *stolen_from;
+    /* The contexts (scope, isolation region) of the deque's jobs and of the
+     * code running here (context.h). */
+    spool__ctx_stack_t ctx;
+    /* Scope jobs this worker dropped because their scope was cancelled. */
+    atomic_ulong jobs_dropped; /* written by this worker only */
+    /* The timeline's depth of the job this worker dropped last (0: none),
+     * so that the record of that job, and not of one it nests in, says so. */
+    unsigned drop_level;
     pthread_t thread;
 #ifdef SPOOL_STATS
     struct { /* written by this worker only */
@@ -168,13 +177,15 @@ static inline spool__job_cache_t *spool__job_cache_of(spool_pool_t *pool, spool_
 
 /* The calling worker w's next local job: its own deque's newest, else its
  * oldest broadcast; NULL if neither has one.  *from: where it came from
- * (SPOOL__FROM_*), for spool__worker_run. */
-spool__job_t *spool__worker_take_local(spool__worker_t *w, unsigned *from);
+ * (SPOOL__FROM_*), for spool__worker_run; *entered: w entered the job's
+ * context (context.h), which spool__worker_run leaves. */
+spool__job_t *spool__worker_take_local(spool__worker_t *w, unsigned *from, bool *entered);
 /* As take_local, then a job stolen from another worker, then one from the
  * injector; NULL if none was found. */
-spool__job_t *spool__worker_find_work(spool__worker_t *w, unsigned *from);
-/* Runs job, found by the calling worker w, on the timeline if it records. */
-void spool__worker_run(spool__worker_t *w, spool__job_t *job, unsigned from);
+spool__job_t *spool__worker_find_work(spool__worker_t *w, unsigned *from, bool *entered);
+/* Runs job, found by the calling worker w, on the timeline if it records;
+ * then leaves the job's context if entered (find_work said so). */
+void spool__worker_run(spool__worker_t *w, spool__job_t *job, unsigned from, bool entered);
 
 /* Runs jobs (own, stolen, injected) until latch is set; sleeps when there
  * are none. */

@@ -2,11 +2,11 @@
  * spool_yield_local), and the pending-task hint. */
 #include "worker.h"
 
-static spool_yield_t run_one(spool__worker_t *w, spool__job_t *job, unsigned from)
+static spool_yield_t run_one(spool__worker_t *w, spool__job_t *job, unsigned from, bool entered)
 {
     if (job == NULL)
         return SPOOL_YIELD_IDLE;
-    spool__worker_run(w, job, from);
+    spool__worker_run(w, job, from, entered);
     return SPOOL_YIELD_EXECUTED;
 }
 
@@ -16,8 +16,9 @@ spool_yield_t spool_yield_now(void)
     if (w == NULL)
         return SPOOL_YIELD_OUTSIDE;
     unsigned from;
-    spool__job_t *job = spool__worker_find_work(w, &from);
-    return run_one(w, job, from);
+    bool entered;
+    spool__job_t *job = spool__worker_find_work(w, &from, &entered);
+    return run_one(w, job, from, entered);
 }
 
 spool_yield_t spool_yield_local(void)
@@ -26,10 +27,11 @@ spool_yield_t spool_yield_local(void)
     if (w == NULL)
         return SPOOL_YIELD_OUTSIDE;
     unsigned from;
-    spool__job_t *job = spool__worker_take_local(w, &from);
+    bool entered;
+    spool__job_t *job = spool__worker_take_local(w, &from, &entered);
     if (job != NULL)
         SPOOL__STAT_INC(w->stats.jobs_executed);
-    return run_one(w, job, from);
+    return run_one(w, job, from, entered);
 }
 
 int spool_current_thread_has_pending_tasks(void)

@@ -355,6 +355,50 @@ static void test_environment(void **state)
     write_expect(expect, 32);
 }
 
+/* A cancelled scope's jobs, dropped unrun: each is a job span marked so. */
+static atomic_int dropped_ran;
+
+static void dropped_job(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    (void)arg;
+    atomic_fetch_add(&dropped_ran, 1);
+}
+
+static void spawn_then_cancel(spool_scope_t *s, void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(spool_scope_spawn(s, dropped_job, NULL), 0);
+    assert_int_equal(spool_scope_cancel(s), 0);
+    assert_int_equal(spool_scope_spawn(s, dropped_job, NULL), ECANCELED);
+}
+
+static void cancelled_scope(void *arg)
+{
+    (void)arg;
+    spool_scope(spawn_then_cancel, NULL);
+}
+
+static void test_dropped_jobs_marked(void **state)
+{
+    (void)state;
+    spool_config_t config = {.num_threads = 1};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    assert_int_equal(spool_pool_trace_start(pool, 4096), 0);
+    assert_int_equal(spool_pool_install(pool, cancelled_scope, NULL), 0);
+    assert_int_equal(atomic_load(&dropped_ran), 0);
+    assert_int_equal(atomic_load(&pool->workers[0].jobs_dropped), 100);
+    assert_int_equal(spool_pool_trace_write(pool, out_path("dropped.json")), 0);
+    assert_int_equal(spool_pool_trace_write(pool, out_path("dropped.html")), 0);
+    FILE *f = fopen(out_path("dropped.expect"), "w");
+    assert_non_null(f);
+    fprintf(f, "dropped 100 -\n");
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
 /* A pool that never gets a job: each worker's first search lasts from the
  * pool's start to its end, and its row must still show it asleep. */
 static void test_environment_idle_pool(void **state)
@@ -396,6 +440,7 @@ int main(void)
         cmocka_unit_test(test_start_stop_write_while_running),
         cmocka_unit_test(test_environment),
         cmocka_unit_test(test_environment_idle_pool),
+        cmocka_unit_test(test_dropped_jobs_marked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,7 +9,9 @@ thief's, same id, cat and name, at the stolen job's start), and every job
 marked stolen has one.
 Every NAME.expect: "job ARG WORKER" - exactly one job span with that
 argument, on that worker's row; "records W N" / "lost W N" - otherData;
-"spans W NAME" - at least one span named NAME on worker W's row.
+"spans W NAME" - at least one span named NAME on worker W's row;
+"dropped N NAME" - N job spans marked dropped (a cancelled scope's), named
+NAME ("-": any).
 Every *.html: parses as HTML; self-contained (no src, href or URL); its
 embedded data parses and, where a .json of the same trace exists, has the
 same spans.
@@ -119,6 +121,13 @@ def check_expect(path, data, spans):
             elif kind == "spans":
                 if not any(e["name"] == b for e in spans.get(int(a) + 1, [])):
                     fail(path, f"worker {a}: no {b} span")
+            elif kind == "dropped":
+                got = sum(1 for row in spans.values() for e in row
+                          if e["cat"] == "job" and "dropped" in e["args"])
+                if got != int(a) or (b != "-" and not any(
+                        e["name"] == b for row in spans.values() for e in row
+                        if e["cat"] == "job" and "dropped" in e["args"])):
+                    fail(path, f"{got} dropped job spans (named {b}), expected {a}")
     return n
 
 
@@ -161,7 +170,7 @@ def check_html(path):
         fail(path, f"summary has {page.rows - 1} rows for {len(data['workers'])} workers")
     for w in data["workers"]:
         for s in w["spans"]:
-            if len(s) != 7 or not 1 <= s[0] <= 4 or s[2] < 0:
+            if len(s) != 8 or not 1 <= s[0] <= 4 or s[2] < 0 or s[7] not in (0, 1):
                 fail(path, f"bad span {s}")
             if s[0] == 1 and not 0 <= s[3] < len(data["names"]):
                 fail(path, f"job span without a name: {s}")
