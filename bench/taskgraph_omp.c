@@ -1,5 +1,6 @@
 /* spool-taskgraph's OpenMP peer: tasks with depend clauses, built by one
  * thread of a parallel region (taskgraph.h). */
+#define _POSIX_C_SOURCE 200809L
 #include <omp.h>
 #include <stdatomic.h>
 #include <stdint.h>
