@@ -322,22 +322,26 @@ SPOOL_API unsigned spool_current_num_threads(void);
  * install into another pool) runs only jobs made inside this call, directly
  * or transitively; jobs made inside carry the isolation, so a worker that
  * runs one of them and waits in it is isolated the same way.  The waiter
- * still helps: it runs the region's jobs from its own deque, its queued
- * broadcasts made in the region, and the region's jobs at the top of other
- * workers' deques; it takes nothing else (no job from outside the pool, no
- * other region's job, which stay where they are), and it is woken for the
- * region's work.  Isolations nest: an inner one is a region of its own,
- * whose jobs the outer region's waiters do not take.  A job spawned inside
- * into a scope made outside belongs to the region while the call lasts.
- * Detached spawns (spool_spawn*, spool_pool_spawn* from inside) and tasks
- * are not part of the region: they go to the pool's queue.  From outside
- * any pool fn runs in the global pool as spool_pool_install would (on the
- * caller if that cannot be started).  Use it where a job holds a lock (or
- * thread-local state) across a nested parallel call, so that its worker
- * does not start another job that needs the same lock while it waits (the
- * deadlock of oneTBB without this_task_arena::isolate, and of rayon).  A
- * broadcast made outside the region waits for the region's waiters to
- * leave it before it runs on them.
+ * still helps: it runs the region's jobs from its own deque and the
+ * region's jobs at the top of other workers' deques, and it is woken for
+ * the region's work.  Besides these it takes only what would otherwise
+ * deadlock, and runs it inside the region: broadcasts (each needs every
+ * worker), installs by other pools' workers (spool_pool_install from a
+ * worker of another pool needs one of this pool's), and a ready task it
+ * waits for (spool_task_wait runs it).  Nothing else: no job from outside
+ * the pool, no other region's job; those stay where they are.  Isolations
+ * nest: an inner one is a region of its own, whose jobs the outer region's
+ * waiters do not take.  A job spawned inside into a scope made outside
+ * belongs to the region while the call lasts.  Detached spawns
+ * (spool_spawn*, spool_pool_spawn* from inside) are not part of the
+ * region: they go to the pool's queue.  A task made ready inside (submitted
+ * there, or its last predecessor finished there) is the region's.  From
+ * outside any pool fn runs in the global pool as spool_pool_install would
+ * (on the caller if that cannot be started).  Use it where a job holds a
+ * lock (or thread-local state) across a nested parallel call, so that its
+ * worker does not start another job that needs the same lock while it
+ * waits (the deadlock of oneTBB without this_task_arena::isolate, and of
+ * rayon).
  * Threads: any.
  * Returns: nothing.  A NULL fn prints one line naming spool_isolate to
  * stderr and aborts.

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "broadcast.h"
 
 #include "global.h"
 #include "scope.h"
@@ -32,8 +31,8 @@ typedef struct broadcast {
     void (*release)(void *ctx);         /* DETACHED */
     atomic_uint remaining;              /* DETACHED and SCOPE: runs not finished */
     /* The broadcaster's context (context.h): each run is a job made there
-     * (SCOPE: a job of the scope), and only an isolated waiter of its
-     * region takes it while isolated. */
+     * (SCOPE: a job of the scope).  Isolated waiters take broadcasts of any
+     * region and run them in their own (isolate.md). */
     spool__context_t made_in;
 } broadcast_t;
 
@@ -62,11 +61,15 @@ static void broadcast_execute(spool__job_t *job)
     unsigned n = b->pool->num_threads;
     spool__worker_t *w = spool__current_worker();
     /* Runs in the broadcaster's context: a scope's job (dropped if it is
-     * cancelled), or a job made in the broadcaster's scope and region. */
-    bool entered = !spool__ctx_equal(w->ctx.top, b->made_in) &&
-                   spool__ctx_push(&w->ctx,
-                                   atomic_load_explicit(&w->deque.bottom, memory_order_relaxed),
-                                   b->made_in);
+     * cancelled), or a job made in the broadcaster's scope and region.  An
+     * isolated waiter keeps its own region (isolate.md): what the broadcast
+     * waits for inside takes only that region's jobs, never work that could
+     * need the waiter's region to finish first. */
+    spool__context_t x = b->made_in;
+    if (w->ctx.top.region != 0)
+        x.region = w->ctx.top.region;
+    bool entered =
+        spool__ctx_enter(&w->ctx, atomic_load_explicit(&w->deque.bottom, memory_order_relaxed), x);
     if (b->kind == BROADCAST_SCOPE) {
         if (spool__scope_dropping(b->scope))
             spool__scope_dropped(w);
@@ -120,7 +123,11 @@ static int broadcast_queue(spool_pool_t *pool, broadcast_t *b)
 {
     b->base.execute = broadcast_execute;
     b->pool = pool;
-    b->made_in = made_in(pool, b->kind == BROADCAST_SCOPE ? b->scope : NULL);
+    /* A detached broadcast outlives its maker's scope and region, as a
+     * detached spawn does: it belongs to neither. */
+    b->made_in = b->kind == BROADCAST_DETACHED
+                     ? (spool__context_t){NULL, 0}
+                     : made_in(pool, b->kind == BROADCAST_SCOPE ? b->scope : NULL);
     pthread_mutex_lock(&pool->broadcast_lock);
     /* The lock makes its holder the queues' only pusher (their "owner"). */
     for (unsigned i = 0; i < pool->num_threads; i++) {
@@ -257,61 +264,4 @@ int spool_scope_spawn_broadcast(spool_scope_t *scope, spool_scope_broadcast_fn f
     if (err != 0)
         spool__count_latch_set(&scope->latch);
     return err;
-}
-
-/* ---- isolated waiters (isolate.md) ---------------------------------------- */
-
-/* The region of the job at index k of w's broadcast queue (every job there
- * is a broadcast_t, alive until its part here has run). */
-static uint64_t region_at(spool__deque_t *q, int64_t k)
-{
-    spool__deque_buf_t *buf = atomic_load_explicit(&q->buf, memory_order_acquire);
-    const broadcast_t *b =
-        (const broadcast_t *)atomic_load_explicit(&buf->slots[k & buf->mask], memory_order_relaxed);
-    return b->made_in.region;
-}
-
-bool spool__broadcast_has_region(spool__worker_t *w, uint64_t region)
-{
-    spool__deque_t *q = &w->broadcasts;
-    /* Acquire pairs with the pushers' release store of split: the slots
-     * below it and their broadcasts' fields are visible.  Only w takes from
-     * its queue, so nothing below split goes away meanwhile. */
-    int64_t t = atomic_load_explicit(&q->top, memory_order_acquire);
-    int64_t s = atomic_load_explicit(&q->split, memory_order_acquire);
-    for (int64_t k = t; k < s; k++)
-        if (region_at(q, k) == region)
-            return true;
-    return false;
-}
-
-spool__job_t *spool__broadcast_take_region(spool__worker_t *w, uint64_t region)
-{
-    spool__deque_t *q = &w->broadcasts;
-    spool__job_t *job = NULL;
-    if (!spool__broadcast_has_region(w, region))
-        return NULL;
-    /* The pushers hold the pool's broadcast lock, and only w takes from the
-     * front: under the lock the queue is w's alone, so the entries before
-     * the one taken move up one slot and top follows. */
-    pthread_mutex_lock(&w->pool->broadcast_lock);
-    int64_t t = atomic_load_explicit(&q->top, memory_order_relaxed);
-    int64_t s = atomic_load_explicit(&q->split, memory_order_relaxed);
-    spool__deque_buf_t *buf = atomic_load_explicit(&q->buf, memory_order_relaxed);
-    for (int64_t k = t; k < s; k++) {
-        if (region_at(q, k) != region)
-            continue;
-        job = atomic_load_explicit(&buf->slots[k & buf->mask], memory_order_relaxed);
-        for (int64_t j = k; j > t; j--)
-            atomic_store_explicit(&buf->slots[j & buf->mask],
-                                  atomic_load_explicit(&buf->slots[(j - 1) & buf->mask],
-                                                       memory_order_relaxed),
-                                  memory_order_relaxed);
-        /* Release: as the CAS of a take from the front, it tells the next
-         * pusher's look at top that the slot is free. */
-        atomic_store_explicit(&q->top, t + 1, memory_order_release);
-        break;
-    }
-    pthread_mutex_unlock(&w->pool->broadcast_lock);
-    return job;
 }

@@ -106,14 +106,27 @@ static inline void spool__ctx_pop(spool__ctx_stack_t *c)
     c->top.region = atomic_load_explicit(&e->region, memory_order_relaxed);
 }
 
-/* Any thread: the context of the job at index i of the stack's deque (the
- * innermost entry whose base is at most i).  For a job the caller has
- * taken, or one it has read from a published slot and not yet taken. */
-spool__context_t spool__ctx_lookup(const spool__ctx_stack_t *c, int64_t i);
-
 static inline bool spool__ctx_equal(spool__context_t a, spool__context_t b)
 {
     return a.scope == b.scope && a.region == b.region;
 }
+
+/* Owner only: code run from here on runs in context x; bottom is the
+ * owner's deque bottom, where that code's jobs go.  Pushes an entry unless
+ * the top one says x and covers bottom: after the owner took jobs from
+ * below the top entry's base (a wait loop), jobs pushed at bottom would
+ * otherwise be looked up in an older entry (isolate.md, X1).  True if it
+ * pushed one (pop it when that code returns). */
+static inline bool spool__ctx_enter(spool__ctx_stack_t *c, int64_t bottom, spool__context_t x)
+{
+    if (spool__ctx_equal(x, c->top) && bottom >= c->top_base)
+        return false;
+    return spool__ctx_push(c, bottom, x);
+}
+
+/* Any thread: the context of the job at index i of the stack's deque (the
+ * innermost entry whose base is at most i).  For a job the caller has
+ * taken, or one it has read from a published slot and not yet taken. */
+spool__context_t spool__ctx_lookup(const spool__ctx_stack_t *c, int64_t i);
 
 #endif

@@ -83,3 +83,46 @@ spool__job_t *spool__injector_pop(spool__injector_t *inj)
     pthread_mutex_unlock(&inj->lock);
     return job;
 }
+
+/* Lock held: the position (from head) of the oldest job keep accepts, or
+ * count if none. */
+static size_t find_kept(spool__injector_t *inj, spool__injector_keep_fn keep, const void *arg)
+{
+    size_t i = 0;
+    while (i < inj->count && !keep(inj->ring[(inj->head + i) & inj->mask], arg))
+        i++;
+    return i;
+}
+
+spool__job_t *spool__injector_take_if(spool__injector_t *inj, spool__injector_keep_fn keep,
+                                      const void *arg)
+{
+    if (spool__injector_is_empty(inj))
+        return NULL;
+    spool__job_t *job = NULL;
+    pthread_mutex_lock(&inj->lock);
+    size_t i = find_kept(inj, keep, arg);
+    if (i < inj->count) {
+        job = inj->ring[(inj->head + i) & inj->mask];
+        /* The older jobs move up one slot, so that the order stays. */
+        for (; i > 0; i--)
+            inj->ring[(inj->head + i) & inj->mask] = inj->ring[(inj->head + i - 1) & inj->mask];
+        inj->head = (inj->head + 1) & inj->mask;
+        inj->count--;
+        /* Release: same pairing as in push. */
+        atomic_store_explicit(&inj->len, inj->count, memory_order_release);
+    }
+    pthread_mutex_unlock(&inj->lock);
+    return job;
+}
+
+bool spool__injector_has_if(spool__injector_t *inj, spool__injector_keep_fn keep,
+                            const void *arg)
+{
+    if (spool__injector_is_empty(inj))
+        return false;
+    pthread_mutex_lock(&inj->lock);
+    bool found = find_kept(inj, keep, arg) < inj->count;
+    pthread_mutex_unlock(&inj->lock);
+    return found;
+}

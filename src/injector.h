@@ -34,6 +34,18 @@ int spool__injector_push(spool__injector_t *inj, spool__job_t *job, bool *was_em
 /* The oldest job, or NULL. */
 spool__job_t *spool__injector_pop(spool__injector_t *inj);
 
+/* A test of a queued job, made under the injector's lock (the job is alive
+ * while it is queued). */
+typedef bool (*spool__injector_keep_fn)(const spool__job_t *job, const void *arg);
+
+/* Out of order, for an isolated waiter: the oldest job that keep accepts,
+ * taken out of the queue (the others keep their order), or NULL. */
+spool__job_t *spool__injector_take_if(spool__injector_t *inj, spool__injector_keep_fn keep,
+                                      const void *arg);
+/* Whether a queued job is one that keep accepts. */
+bool spool__injector_has_if(spool__injector_t *inj, spool__injector_keep_fn keep,
+                            const void *arg);
+
 /* Any thread; a hint (a relaxed load, stale by the time it returns): how
  * many jobs are queued. */
 static inline size_t spool__injector_len_hint(spool__injector_t *inj)

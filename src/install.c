@@ -23,16 +23,21 @@ typedef struct install_job {
     /* The installer's context: fn runs in it (its scope and isolation
      * region reach across pools). */
     spool__context_t made_in;
+    /* Made by a worker of another pool: isolated waiters take it too
+     * (isolate.md), since the installer may hold up their region. */
+    bool from_worker;
 } install_job_t;
 
 static void install_job_execute(spool__job_t *job)
 {
     install_job_t *j = (install_job_t *)job;
     spool__worker_t *w = spool__current_worker();
-    bool entered = !spool__ctx_equal(w->ctx.top, j->made_in) &&
-                   spool__ctx_push(&w->ctx,
-                                   atomic_load_explicit(&w->deque.bottom, memory_order_relaxed),
-                                   j->made_in);
+    /* An isolated waiter keeps its region, as for a broadcast (isolate.md). */
+    spool__context_t x = j->made_in;
+    if (w->ctx.top.region != 0)
+        x.region = w->ctx.top.region;
+    bool entered =
+        spool__ctx_enter(&w->ctx, atomic_load_explicit(&w->deque.bottom, memory_order_relaxed), x);
     j->fn(j->arg);
     if (entered)
         spool__ctx_pop(&w->ctx);
@@ -44,6 +49,12 @@ static void install_job_execute(spool__job_t *job)
         spool__spin_latch_set(j->spin);
     else
         spool__lock_latch_set(j->lock);
+}
+
+bool spool__install_from_worker(const spool__job_t *job, const void *unused)
+{
+    (void)unused;
+    return job->execute == install_job_execute && ((const install_job_t *)job)->from_worker;
 }
 
 bool spool__install_describe(const spool__job_t *job, spool__job_info_t *info)
@@ -63,9 +74,10 @@ int spool__pool_run_in_worker(spool_pool_t *pool, spool_fn fn, void *arg)
     install_job_t job = {
         .base.execute = install_job_execute, .fn = fn, .arg = arg};
     spool__worker_t *w = spool__current_worker();
-    if (w != NULL)
+    if (w != NULL) {
         job.made_in = w->ctx.top;
-    else
+        job.from_worker = true;
+    } else
         job.made_in = (spool__context_t){spool__outside_scope, 0};
     if (w != NULL) {
         /* A worker of another pool keeps running its own pool's jobs while
@@ -74,6 +86,12 @@ int spool__pool_run_in_worker(spool_pool_t *pool, spool_fn fn, void *arg)
         spool__spin_latch_init(&latch, w, true);
         job.spin = &latch;
         err = spool__pool_inject(pool, &job.base);
+        if (err == 0) {
+            /* An isolated waiter may take it (isolate.md).  PushFence:
+             * pairs with the isolated sleeper's SleepFence. */
+            spool__fence_seq_cst();
+            spool__sleep_wake_isolated(&pool->sleep);
+        }
         if (err == 0)
             spool__worker_wait_until(w, &latch.core);
     } else {

@@ -5,22 +5,23 @@
  * A region is a number, never reused.  spool_isolate pushes a context
  * (context.h) with a new region on the calling worker; every job made
  * while it holds lies on the deque above its base, or carries the region
- * in its own fields (broadcasts, installs), and so belongs to the region;
- * a worker that runs such a job runs in the region too.  A waiter whose
- * context has a region (worker.c sends its waits here) takes only jobs of
- * exactly that region: its own deque's newest if it is one, its queued
- * broadcasts of the region, and other workers' oldest public jobs when they
- * are of the region.  Nothing else is taken, so jobs of other regions stay
- * where they are.  It is not counted idle (posters must not count on it for
- * their jobs), and it sleeps as an isolated sleeper, woken by its latch or
- * by any region's publication (sleep.c).
+ * in its own fields, and so belongs to the region; a worker that runs
+ * such a job runs in the region too.  A waiter whose context has a region
+ * (worker.c sends its waits here) takes only jobs of exactly that region:
+ * its own deque's newest if it is one, and other workers' oldest public
+ * jobs when they are of the region.  Broadcasts and installs by other
+ * pools' workers are the exceptions: they need this pool's workers, so it
+ * takes them and runs them in its region.  Nothing else is taken, so jobs of other regions
+ * stay where they are.  It is not counted idle (posters must not count on
+ * it for their jobs), and it sleeps as an isolated sleeper, woken by its
+ * latch, by any region's publication or by a broadcast (sleep.c).
  */
 #include <sched.h>
 
 #include "spool.h"
 
-#include "broadcast.h"
 #include "global.h"
+#include "scope.h"
 #include "isolate.h"
 #include "worker.h"
 
@@ -83,14 +84,12 @@ static bool keep_if_region(const void *arg, int64_t t)
 /* w entered x for a job it took (as worker.c's enter_context). */
 static bool enter(spool__worker_t *w, spool__context_t x)
 {
-    if (spool__ctx_equal(x, w->ctx.top))
-        return false;
-    return spool__ctx_push(&w->ctx, atomic_load_explicit(&w->deque.bottom, memory_order_relaxed),
-                           x);
+    return spool__ctx_enter(&w->ctx, atomic_load_explicit(&w->deque.bottom, memory_order_relaxed),
+                            x);
 }
 
-/* A job of region r for w: its own newest, a broadcast, or one stolen;
- * NULL if none could be had now. */
+/* A job of region r for w: its own newest, a broadcast, an install, or one
+ * stolen; NULL if none could be had now. */
 static spool__job_t *find_in_region(spool__worker_t *w, uint64_t r, unsigned *from,
                                     bool *entered)
 {
@@ -106,13 +105,36 @@ static spool__job_t *find_in_region(spool__worker_t *w, uint64_t r, unsigned *fr
                 *entered = enter(w, spool__ctx_lookup(&w->ctx, i));
             return job;
         }
+    } else if (newest >= atomic_load_explicit(&d->top, memory_order_relaxed)) {
+        /* Of another context by its index, but maybe a scope's job of R
+         * handed on there (X1): taken to be looked at, put back if not. */
+        spool__job_t *job = spool__worker_pop(w);
+        if (job != NULL) {
+            spool_scope_t *s = spool__scope_of_job(job);
+            if (s != NULL && s->region == r) {
+                *from = SPOOL__FROM_OWN;
+                *entered = enter(w, (spool__context_t){s, r});
+                return job;
+            }
+            if (!spool__deque_push(d, job)) /* into the slot it left */
+                spool__abort("internal error: a job could not be put back");
+        }
     }
-    spool__job_t *job = spool__broadcast_take_region(w, r);
-    if (job != NULL) {
+    /* Any broadcast: it needs every worker, and two regions' broadcasts
+     * would otherwise wait for each other's waiters. */
+    spool__job_t *job;
+    if (spool__deque_take_front(&w->broadcasts, &job) == SPOOL__STEAL_SUCCESS) {
         *from = SPOOL__FROM_BROADCAST;
         return job;
     }
     spool_pool_t *pool = w->pool;
+    /* An install by another pool's worker: it needs one of ours, and that
+     * worker may hold up our region (it runs in our region here). */
+    job = spool__injector_take_if(&pool->injector, spool__install_from_worker, NULL);
+    if (job != NULL) {
+        *from = SPOOL__FROM_INJECTOR;
+        return job;
+    }
     unsigned n = pool->num_threads;
     for (int sweep = 0; sweep < 2; sweep++) {
         bool retry = false;
@@ -166,7 +188,8 @@ static bool region_has_work(void *arg)
     if (newest >= atomic_load_explicit(&w->deque.top, memory_order_relaxed) &&
         spool__ctx_lookup(&w->ctx, newest).region == c->region)
         return true;
-    return spool__broadcast_has_region(w, c->region);
+    return spool__deque_len(&w->broadcasts) > 0 ||
+           spool__injector_has_if(&pool->injector, spool__install_from_worker, NULL);
 }
 
 void spool__isolated_wait(spool__worker_t *w, spool__core_latch_t *latch)
@@ -183,6 +206,12 @@ void spool__isolated_wait(spool__worker_t *w, spool__core_latch_t *latch)
             rounds = 0;
             continue;
         }
+        /* Jobs of other contexts below the region stay on w's deque while
+         * it waits here: public, so that workers outside the region can
+         * take them (isolate.md, X5). */
+        spool__deque_t *d = &w->deque;
+        if (d->owner_split < atomic_load_explicit(&d->bottom, memory_order_relaxed))
+            spool__worker_publish(w);
         /* As the plain search's rounds: spin, then yield, then sleep. */
         if (rounds < SPOOL__SPIN_ROUNDS) {
             for (unsigned i = 0; i < 1u << rounds; i++)

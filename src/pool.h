@@ -102,5 +102,8 @@ int spool__pool_inject(spool_pool_t *pool, spool__job_t *job);
 /* Runs fn(arg) on a worker of pool and waits for it; the caller is not one
  * of pool's workers.  0, or ECANCELED if pool is being destroyed. */
 int spool__pool_run_in_worker(spool_pool_t *pool, spool_fn fn, void *arg);
+/* A spool__injector_keep_fn: is job an install made by a worker of another
+ * pool? */
+bool spool__install_from_worker(const spool__job_t *job, const void *unused);
 
 #endif

@@ -20,6 +20,7 @@ static SPOOL__ALWAYS_INLINE void scope_init(spool_scope_t *s, spool_pool_t *pool
         spool__abort("cannot initialise a scope's latch");
     atomic_init(&s->cancelled, 0);
     s->parent = parent;
+    s->region = owner != NULL ? owner->ctx.top.region : 0;
     s->pool = pool;
     s->fifo = fifo && pool != NULL;
     s->fifos = NULL;

@@ -42,6 +42,9 @@ struct spool_scope_s {
      * one). */
     atomic_int cancelled;
     spool_scope_t *parent;
+    /* The isolation region the scope was made in: its jobs' region, also
+     * for those handed on outside it (isolate.md, X1). */
+    uint64_t region;
     spool_pool_t *pool;        /* NULL: no pool could be started; spawns run inline */
     spool__job_fifo_t **fifos; /* FIFO scopes: one per worker, made by its first spawn */
     bool fifo;
@@ -125,11 +128,18 @@ static SPOOL__ALWAYS_INLINE void spool__scope_call(struct spool__worker *w, spoo
  * spool__ctx_pop). */
 static inline bool spool__scope_enter(struct spool__worker *w, spool_scope_t *scope)
 {
+    /* The scope alone is compared: a job starts with its worker's top
+     * entry covering the deque's bottom (spool__ctx_enter), and nothing
+     * here takes jobs from below it. */
     if (SPOOL__LIKELY(w->ctx.top.scope == scope))
         return false;
     return spool__ctx_push(&w->ctx, atomic_load_explicit(&w->deque.bottom, memory_order_relaxed),
                            (spool__context_t){scope, w->ctx.top.region});
 }
+
+/* The scope whose job job is (a spawn, a spawn block, a FIFO scope's
+ * ticket), or NULL.  For a job the caller holds. */
+spool_scope_t *spool__scope_of_job(const spool__job_t *job);
 
 /* w (NULL: a thread outside any pool) drops a job of a cancelled scope:
  * counted, and noted for the timeline's record of the job. */

@@ -80,6 +80,20 @@ static const spool__fifo_ops_t scope_fifo_ops = {
     .counted_done = scope_fifo_counted_done,
 };
 
+spool_scope_t *spool__scope_of_job(const spool__job_t *job)
+{
+    if (job->execute == scope_job_execute)
+        return ((const spool__heap_job_t *)job)->job.ctx;
+    if (job->execute == spool__scope_local_execute || job->execute == spool__scope_counted_execute)
+        return ((const spool__spawn_block_t *)job)->scope;
+    if (spool__job_is_fifo_ticket(job)) {
+        const spool__job_fifo_t *f = ((const spool__heap_job_t *)job)->ticket.fifo;
+        if (f->ops == &scope_fifo_ops)
+            return f->ctx;
+    }
+    return NULL;
+}
+
 /* Worker w's FIFO in scope s, made on first use.  Only w touches s->fifos[w]
  * before the scope completes, so no synchronisation is needed. */
 static spool__job_fifo_t *scope_fifo_of(spool_scope_t *s, spool__worker_t *w)

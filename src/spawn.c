@@ -12,14 +12,24 @@ static void spawn_job_execute(spool__job_t *base)
     spool_fn fn = (spool_fn)job->job.fn;
     void *arg = job->job.arg;
     spool_pool_t *pool = job->job.ctx;
-    spool__job_free(&pool->job_pool, &spool__current_worker()->jobs, job);
+    spool__worker_t *w = spool__current_worker();
+    spool__job_free(&pool->job_pool, &w->jobs, job);
+    /* Made in a scope or not, a detached spawn is none's: a cancel of the
+     * scope it was made in does not reach into it. */
+    bool entered = spool__worker_enter_unscoped(w);
     fn(arg);
+    if (entered)
+        spool__ctx_pop(&w->ctx);
     spool__pool_work_done(pool);
 }
 
 static void spawn_fifo_run(void *pool, spool__fifo_call_t call)
 {
+    spool__worker_t *w = spool__current_worker();
+    bool entered = spool__worker_enter_unscoped(w); /* as above */
     ((spool_fn)call.fn)(call.arg);
+    if (entered)
+        spool__ctx_pop(&w->ctx);
     spool__pool_work_done(pool);
 }
 

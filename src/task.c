@@ -127,9 +127,9 @@ static void task_schedule(spool_task_t *t)
                                                  memory_order_acq_rel, memory_order_acquire))
         return;
     spool__worker_t *w = spool__current_worker();
-    /* Not on the deque of a worker inside an isolation region: a task is
-     * not the region's (spool_isolate). */
-    if (w != NULL && w->pool == t->pool && w->ctx.top.region == 0) {
+    /* Made ready inside an isolation region, it is the region's work: its
+     * isolated waiters may run it (isolate.md). */
+    if (w != NULL && w->pool == t->pool) {
         if (spool__worker_push(w, &t->base))
             return;
     } else if (spool__pool_inject(t->pool, &t->base) == 0) {
@@ -245,30 +245,42 @@ static void cancel_tree(spool_task_t *t)
     free(list);
 }
 
+/* The one who moves t from READY to RUNNING runs it: its queued job, or a
+ * waiter of its pool (spool_task_wait). */
+static bool task_claim(spool_task_t *t)
+{
+    int expected = SPOOL__TASK_READY;
+    /* Acq_rel: one order with the canceller's CAS and the other claimer's;
+     * acquire also sees the predecessors' effects (through pending's
+     * release sequence and the job's hand-over). */
+    return atomic_compare_exchange_strong_explicit(&t->state, &expected, SPOOL__TASK_RUNNING,
+                                                   memory_order_acq_rel, memory_order_acquire);
+}
+
+/* Claimed: runs t and finishes it. */
+static void task_run(spool_task_t *t)
+{
+    /* A task belongs to no scope.  It runs in the isolation region of the
+     * worker that runs it (isolate.md): one run inside a region stays
+     * there, so that what it waits for takes only the region's jobs. */
+    spool__worker_t *w = spool__current_worker();
+    bool entered = spool__worker_enter_unscoped(w);
+    t->fn(t->arg);
+    if (entered)
+        spool__ctx_pop(&w->ctx);
+    /* Release pairs with the acquire loads of spool_task_done. */
+    atomic_store_explicit(&t->state, SPOOL__TASK_DONE, memory_order_release);
+    task_finish(t, SPOOL__TASK_DONE, NULL, NULL, NULL);
+}
+
 static void task_execute(spool__job_t *job)
 {
     spool_task_t *t = (spool_task_t *)job;
     spool_pool_t *pool = t->pool;
-    int expected = SPOOL__TASK_READY;
-    /* Acq_rel: one order with the canceller's CAS; acquire also sees the
-     * predecessors' effects (through pending's release sequence and the
-     * job's hand-over). */
-    if (atomic_compare_exchange_strong_explicit(&t->state, &expected, SPOOL__TASK_RUNNING,
-                                                memory_order_acq_rel, memory_order_acquire)) {
-        /* A task belongs to no scope and no region, wherever it runs. */
-        spool__worker_t *w = spool__current_worker();
-        bool entered = w != NULL && (w->ctx.top.scope != NULL || w->ctx.top.region != 0) &&
-                       spool__ctx_push(&w->ctx,
-                                       atomic_load_explicit(&w->deque.bottom, memory_order_relaxed),
-                                       (spool__context_t){NULL, 0});
-        t->fn(t->arg);
-        if (entered)
-            spool__ctx_pop(&w->ctx);
-        /* Release pairs with the acquire loads of spool_task_done. */
-        atomic_store_explicit(&t->state, SPOOL__TASK_DONE, memory_order_release);
-        task_finish(t, SPOOL__TASK_DONE, NULL, NULL, NULL);
-    }
-    /* Run or cancelled while queued: the scheduler's hold ends here. */
+    if (task_claim(t))
+        task_run(t);
+    /* Run (here or by a waiter) or cancelled while queued: the scheduler's
+     * hold ends here. */
     spool__pool_work_done(pool);
     task_unref(t);
 }
@@ -498,6 +510,13 @@ int spool_task_wait(spool_task_t *task)
         return EINVAL;
     task_waiter_t wt;
     spool__worker_t *w = spool__current_worker();
+    /* A worker of its pool runs a ready task itself rather than wait for
+     * it: the wait then needs nobody else (an isolated waiter, a pool of
+     * one).  Its queued job finds it claimed and only lets go. */
+    if (w != NULL && w->pool == task->pool && task_claim(task)) {
+        task_run(task);
+        return 0;
+    }
     task_lock(task);
     if (task->finished) {
         task_unlock(task);

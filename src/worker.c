@@ -88,10 +88,8 @@ static uint64_t next_random(spool__worker_t *w)
  * (spool__ctx_pop) once the job has returned. */
 static SPOOL__NOINLINE bool enter_context(spool__worker_t *w, spool__context_t x)
 {
-    if (spool__ctx_equal(x, w->ctx.top))
-        return false;
-    return spool__ctx_push(&w->ctx, atomic_load_explicit(&w->deque.bottom, memory_order_relaxed),
-                           x);
+    return spool__ctx_enter(&w->ctx, atomic_load_explicit(&w->deque.bottom, memory_order_relaxed),
+                            x);
 }
 
 /* Steal from the others, starting at a random victim and sweeping all;
@@ -174,7 +172,7 @@ static inline spool__job_t *find_work(spool__worker_t *w, unsigned *from, bool *
         *from = SPOOL__FROM_INJECTOR;
         /* Work from outside runs in no scope and no region (a job that has
          * one says so itself). */
-        if (job != NULL && SPOOL__UNLIKELY(w->ctx.top.scope != NULL || w->ctx.top.region != 0))
+        if (job != NULL)
             *entered = enter_context(w, (spool__context_t){NULL, 0});
     }
     if (job != NULL)

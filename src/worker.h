@@ -132,6 +132,16 @@ static inline void spool__worker_share_if_idle(spool__worker_t *w)
         spool__worker_publish(w);
 }
 
+/* Before running work that belongs to no scope (a detached spawn, a task)
+ * on w: leaves the current scope, keeping the isolation region
+ * (isolate.md).  True if a context was entered (pop it afterwards). */
+static inline bool spool__worker_enter_unscoped(spool__worker_t *w)
+{
+    return w != NULL &&
+           spool__ctx_enter(&w->ctx, atomic_load_explicit(&w->deque.bottom, memory_order_relaxed),
+                            (spool__context_t){NULL, w->ctx.top.region});
+}
+
 /* Pushes job on w's own deque (w is the calling worker).  False if the deque
  * could not grow.  The job stays private (no fence, no look at the sleep
  * counters) unless a thief asked for work or no public job is left. */

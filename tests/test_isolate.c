@@ -4,8 +4,10 @@
  * job that takes the same lock), reproduced without isolation and gone
  * with it; thread-local state kept across a nested loop; at most one outer
  * job on a worker's stack; isolation nested, across pools, with scopes,
- * FIFO scopes, broadcasts and loops; the isolated waiter helps; nothing
- * lost.
+ * FIFO scopes, broadcasts and loops; the isolated waiter helps; a region
+ * that waits for its tasks, for a round trip through another pool, or for
+ * its broadcast while another region broadcasts, finishes on any pool;
+ * nothing lost.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -16,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "context.h"
 #include "test_util.h"
 
 /* ---- outer jobs that lock one mutex and run a nested loop ----------------- */
@@ -312,6 +315,123 @@ static void test_region_work_spreads(void **state)
     assert_int_equal(spool_pool_destroy(pool), 0);
 }
 
+/* ---- progress: what a region waits for, it can run -------------------------- */
+
+typedef struct progress {
+    spool_pool_t *one, *two; /* a pool of one worker, a pool of two */
+    spool_task_t *before;    /* submitted before the region */
+    atomic_long steps;
+} progress_t;
+
+static void chain_step(void *arg)
+{
+    progress_t *p = arg;
+    atomic_fetch_add(&p->steps, 1);
+}
+
+/* Inside a region on the pool's only worker: a chain of tasks made here and
+ * waited for at its end, and a task made before the region. */
+static void region_waits_for_tasks(void *arg)
+{
+    progress_t *p = arg;
+    enum { N = 5 };
+    spool_task_t *t[N];
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(spool_task_create(NULL, chain_step, p, &t[i]), 0);
+        if (i > 0)
+            assert_int_equal(spool_task_precede(t[i - 1], t[i]), 0);
+    }
+    for (int i = N - 1; i >= 0; i--)
+        assert_int_equal(spool_task_submit(t[i]), 0);
+    assert_int_equal(spool_task_wait(t[N - 1]), 0);
+    for (int i = 0; i < N; i++) {
+        assert_true(spool_task_done(t[i]));
+        spool_task_release(t[i]);
+    }
+    assert_int_equal(spool_task_wait(p->before), 0);
+}
+
+static void tasks_on_pool_of_one(void *arg)
+{
+    progress_t *p = arg;
+    assert_int_equal(spool_task_create(NULL, chain_step, p, &p->before), 0);
+    assert_int_equal(spool_task_submit(p->before), 0);
+    spool_isolate(region_waits_for_tasks, p);
+    spool_task_release(p->before);
+}
+
+static void back_in_one(void *arg)
+{
+    progress_t *p = arg;
+    atomic_fetch_add(&p->steps, 1);
+}
+
+static void in_two(void *arg)
+{
+    progress_t *p = arg;
+    /* Back into the pool whose only worker waits in the region for us. */
+    assert_int_equal(spool_pool_install(p->one, back_in_one, p), 0);
+}
+
+static void region_installs_round_trip(void *arg)
+{
+    progress_t *p = arg;
+    assert_int_equal(spool_pool_install(p->two, in_two, p), 0);
+}
+
+static void install_round_trip(void *arg)
+{
+    spool_isolate(region_installs_round_trip, arg);
+}
+
+static void count_broadcast(void *ctx, unsigned index, unsigned n)
+{
+    (void)index;
+    (void)n;
+    atomic_fetch_add(&((progress_t *)ctx)->steps, 1);
+}
+
+static void region_broadcasts(void *arg)
+{
+    assert_int_equal(spool_broadcast(count_broadcast, arg), 0);
+}
+
+static void isolate_broadcast(void *arg)
+{
+    spool_isolate(region_broadcasts, arg);
+}
+
+static void two_regions_broadcast(void *arg)
+{
+    spool_join(isolate_broadcast, arg, isolate_broadcast, arg);
+}
+
+/* A region waits for tasks it made (and one made before it) on a pool of
+ * one; installs leave a region and come back to its pool of one; two
+ * regions broadcast at once, each broadcast needing the other's waiter. */
+static void test_region_progress(void **state)
+{
+    (void)state;
+    progress_t p = {0};
+    spool_config_t one = {.num_threads = 1}, two = {.num_threads = 2};
+    assert_int_equal(spool_pool_create(&one, &p.one), 0);
+    assert_int_equal(spool_pool_create(&two, &p.two), 0);
+    unsigned long rounds = test_iters("SPOOL_TEST_ISOLATE_ROUNDS", 200);
+    for (unsigned long r = 0; r < rounds; r++) {
+        atomic_store(&p.steps, 0);
+        assert_int_equal(spool_pool_install(p.one, tasks_on_pool_of_one, &p), 0);
+        assert_int_equal(atomic_load(&p.steps), 6);
+        atomic_store(&p.steps, 0);
+        assert_int_equal(spool_pool_install(p.one, install_round_trip, &p), 0);
+        assert_int_equal(atomic_load(&p.steps), 1);
+        atomic_store(&p.steps, 0);
+        assert_int_equal(spool_pool_install(p.two, two_regions_broadcast, &p), 0);
+        assert_int_equal(atomic_load(&p.steps), 4);
+    }
+    assert_int_equal(spool_pool_destroy(p.two), 0);
+    assert_int_equal(spool_pool_destroy(p.one), 0);
+}
+
 static void isolate_null(void)
 {
     spool_isolate(NULL, NULL);
@@ -323,6 +443,34 @@ static void test_null(void **state)
     assert_int_equal(test_expect_abort(isolate_null, "spool_isolate"), 0);
 }
 
+/* X1' (isolate.md): a context entered while the deque's bottom lies below
+ * the top entry's base gets an entry of its own, even with the same fields,
+ * so that what is pushed at the bottom is looked up in it and not in an
+ * older entry (a hang of the stress mix: a region's jobs given to another
+ * region). */
+static void test_ctx_enter_covers_bottom(void **state)
+{
+    (void)state;
+    spool__ctx_stack_t c;
+    assert_int_equal(spool__ctx_init(&c), 0);
+    spool__context_t outer = {NULL, 7}, inner = {NULL, 8};
+    assert_true(spool__ctx_enter(&c, 10, outer));
+    assert_false(spool__ctx_enter(&c, 12, outer)); /* covered: nothing to push */
+    assert_true(spool__ctx_enter(&c, 20, inner));
+    /* A wait loop took jobs 19..15 (bottom 15), then runs one of inner's. */
+    assert_int_equal(spool__ctx_lookup(&c, 15).region, 7);
+    assert_true(spool__ctx_enter(&c, 15, inner));
+    assert_int_equal(spool__ctx_lookup(&c, 15).region, 8);
+    assert_int_equal(spool__ctx_lookup(&c, 14).region, 7); /* older jobs keep theirs */
+    spool__ctx_pop(&c);
+    assert_int_equal(c.top.region, 8);
+    assert_int_equal(c.top_base, 20);
+    spool__ctx_pop(&c);
+    spool__ctx_pop(&c);
+    assert_int_equal(c.top.region, 0);
+    spool__ctx_destroy(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,6 +479,8 @@ int main(void)
         cmocka_unit_test(test_stack_depth),
         cmocka_unit_test(test_composition),
         cmocka_unit_test(test_region_work_spreads),
+        cmocka_unit_test(test_region_progress),
+        cmocka_unit_test(test_ctx_enter_covers_bottom),
         cmocka_unit_test(test_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,8 @@
  * once; spawns after a cancel fail with ECANCELED; a cancel from a job on
  * another thread; cancellation reaches scopes made inside (through joins
  * and loops too) but never up; a cancelled scope inside a loop inside a
- * scope; dropped jobs counted in the statistics.
+ * scope; dropped jobs counted in the statistics; detached spawns made in a
+ * cancelled scope are not cancelled.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -261,6 +262,75 @@ static void test_cancelled_scope_in_a_loop(void **state)
     assert_int_equal(spool_pool_destroy(pool), 0);
 }
 
+/* ---- detached work made in a cancelled scope is not cancelled --------------- */
+
+typedef struct detached {
+    atomic_int inner_spawned, inner_refused, ran;
+} detached_t;
+
+static void detached_inner_job(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    atomic_fetch_add(&((detached_t *)arg)->ran, 1);
+}
+
+static void detached_inner_body(spool_scope_t *s, void *arg)
+{
+    detached_t *d = arg;
+    if (spool_scope_spawn(s, detached_inner_job, d) == 0)
+        atomic_fetch_add(&d->inner_spawned, 1);
+    else
+        atomic_fetch_add(&d->inner_refused, 1);
+}
+
+static void detached_fn(void *arg)
+{
+    spool_scope(detached_inner_body, arg); /* a scope of its own, in no outer scope */
+}
+
+static void detached_fifo_fn(void *arg)
+{
+    spool_scope(detached_inner_body, arg);
+}
+
+static void spawn_detached_then_cancel(spool_scope_t *s, void *arg)
+{
+    for (int i = 0; i < 50; i++) {
+        assert_int_equal(spool_spawn(detached_fn, arg), 0);
+        assert_int_equal(spool_spawn_fifo(detached_fifo_fn, arg), 0);
+    }
+    assert_int_equal(spool_scope_cancel(s), 0);
+    /* While the scope is cancelled and not ended, the other worker steals
+     * and runs them (the body keeps this worker busy). */
+    detached_t *d = arg;
+    for (int ms = 0; ms < 20000; ms++) {
+        if (atomic_load(&d->inner_spawned) + atomic_load(&d->inner_refused) == 100)
+            break;
+        test_sleep_ms(1);
+    }
+}
+
+static void run_detached_case(void *arg)
+{
+    spool_scope(spawn_detached_then_cancel, arg);
+}
+
+/* Detached spawns (LIFO and FIFO) made in a scope that is then cancelled
+ * run, and the scopes they make are not cancelled: they are none of its. */
+static void test_detached_spawns_not_cancelled(void **state)
+{
+    (void)state;
+    spool_config_t config = {.num_threads = 2};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    detached_t d = {0};
+    assert_int_equal(spool_pool_install(pool, run_detached_case, &d), 0);
+    assert_int_equal(spool_pool_destroy(pool), 0); /* waits for the spawns */
+    assert_int_equal(atomic_load(&d.inner_refused), 0);
+    assert_int_equal(atomic_load(&d.inner_spawned), 100);
+    assert_int_equal(atomic_load(&d.ran), 100);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -274,6 +344,7 @@ int main(void)
         cmocka_unit_test(test_cancel_by_the_tenth_job),
         cmocka_unit_test(test_reach_down_not_up),
         cmocka_unit_test(test_cancelled_scope_in_a_loop),
+        cmocka_unit_test(test_detached_spawns_not_cancelled),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

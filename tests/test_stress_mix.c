@@ -1,8 +1,9 @@
 /* Stress (label "stress"): randomized mixes of join, LIFO and FIFO scopes,
  * in-place scopes, detached spawns, joins (spool_join, spool_join_inline, and
  * spool_fork_inline with spool_sync_inline), cross-pool installs, parallel loops,
- * reductions (adaptive and fixed), broadcasts (blocking and detached) and
- * task graphs (random edges among a node's children),
+ * reductions (adaptive and fixed), broadcasts (blocking and detached),
+ * task graphs (random edges among a node's children), isolation regions,
+ * cancelled scopes (a dropped child counts as accounted for) and searches,
  * nested up to
  * depth 30, on pools of 1, 2, 8 and 64 threads (on a 2-core machine); 8
  * outside threads submitting at once while pools are created and destroyed;
@@ -13,6 +14,7 @@
  *
  * Counts (environment): SPOOL_TEST_MIX_ROUNDS, SPOOL_TEST_OUTSIDE_JOINS,
  * SPOOL_TEST_BURSTS; SPOOL_TEST_SCALE multiplies them all. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -150,6 +152,44 @@ static void broadcast_child(void *ctx, unsigned index, unsigned n)
         run_node(ctx);
 }
 
+static void isolated_children(void *arg)
+{
+    scope_frame_t *f = arg;
+    spool_for(0, (size_t)f->k, NULL, loop_children, f);
+}
+
+/* The children spawned, then the scope cancelled: those not yet started
+ * are dropped (and accounted for by the spawner).  They are leaves: work
+ * nested in a cancelled scope is cancelled too, which the rest of the mix
+ * does not expect. */
+static void cancelled_child(spool_scope_t *s, void *arg)
+{
+    node_t *n = arg;
+    (void)s;
+    if (atomic_fetch_add(&n->runs, 1) != 0)
+        atomic_fetch_add(&double_runs, 1);
+    atomic_fetch_add(&executed, 1);
+}
+
+static void spawn_then_cancel(spool_scope_t *s, void *arg)
+{
+    scope_frame_t *f = arg;
+    for (int i = 0; i < f->k; i++)
+        must(spool_scope_spawn(s, cancelled_child, &f->children[i]), "spool_scope_spawn");
+    must(spool_scope_cancel(s), "spool_scope_cancel");
+    if (spool_scope_spawn(s, cancelled_child, &f->children[0]) != ECANCELED)
+        atomic_fetch_add(&double_runs, 1);
+}
+
+/* A find that runs the children of its range and never matches. */
+static size_t find_children(void *ctx, size_t b, size_t e)
+{
+    scope_frame_t *f = ctx;
+    for (size_t i = b; i < e; i++)
+        run_node(&f->children[i]);
+    return e;
+}
+
 static void run_node(void *arg)
 {
     node_t *n = arg;
@@ -255,6 +295,41 @@ static void run_node(void *arg)
         break;
     }
     default: {
+        if (((r >> 40) & 7) == 1) { /* the children in an isolation region */
+            scope_frame_t f;
+            f.k = k;
+            for (int i = 0; i < k; i++)
+                node_init(&f.children[i], r + 80 + (uint64_t)i, depth + 1, false);
+            spool_isolate(isolated_children, &f);
+            check_once(f.children, k);
+            break;
+        }
+        if (((r >> 40) & 7) == 2) { /* a scope cancelled by its body after the children */
+            scope_frame_t f;
+            f.k = k;
+            for (int i = 0; i < k; i++)
+                node_init(&f.children[i], r + 90 + (uint64_t)i, depth + 1, false);
+            spool_scope(spawn_then_cancel, &f);
+            for (int i = 0; i < k; i++) { /* each ran once, or was dropped */
+                int runs = atomic_load(&f.children[i].runs);
+                if (runs > 1)
+                    atomic_fetch_add(&double_runs, 1);
+                else if (runs == 0)
+                    atomic_fetch_add(&executed, 1); /* dropped: accounted for */
+            }
+            break;
+        }
+        if (((r >> 40) & 7) == 3) { /* a search: the children run as its find */
+            scope_frame_t f;
+            f.k = k;
+            for (int i = 0; i < k; i++)
+                node_init(&f.children[i], r + 100 + (uint64_t)i, depth + 1, false);
+            size_t got = spool_find_first(0, (size_t)k, NULL, find_children, &f);
+            if (got != (size_t)k)
+                atomic_fetch_add(&double_runs, 1);
+            check_once(f.children, k);
+            break;
+        }
         if ((r >> 30) & 1) { /* a task graph of the children, waited for */
             node_t children[MAX_CHILDREN];
             spool_task_t *t[MAX_CHILDREN];
