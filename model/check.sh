@@ -11,14 +11,16 @@
 #    no one: spin must find the lost wake-up;
 #  - with each deliberate bug (-DNO_FINAL_CHECK, -DNO_JEC_BUMP, and
 #    -DNO_BCAST_FINAL_CHECK with a broadcast): spin must find the lost
-#    wake-up, else the model is too weak to trust.
+#    wake-up, else the model is too weak to trust;
+#  - the isolated waiter's sleep (model/isolate.pml): as built, and with
+#    each of its deliberate bugs, which spin must find.
 # Usage: model/check.sh [WORKDIR]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 work=${1:-$(mktemp -d)}
 mkdir -p "$work"
 cd "$work"
-cp "$here/sleep.pml" "$here/lock_latch.pml" .
+cp "$here/sleep.pml" "$here/lock_latch.pml" "$here/isolate.pml" .
 model=sleep.pml
 
 verify() { # $1: name, $2: spin -D flags; prints pan's summary, leaves it in pan.out
@@ -72,4 +74,15 @@ for bug in ALWAYS_LOCK NO_BLOCKING_STATE SET_WITHOUT_MUTEX; do
     exit 1
   fi
 done
+# The isolated waiter's sleep (isolate.md): no lost wake-up for its region's
+# work; it takes no job of another region.
+model=isolate.pml
+as_built "as built" ""
+must_fail -DNO_ISO_WAKE
+must_fail -DNO_ISO_FINAL_CHECK
+verify "with -DISO_TAKES_ANY" "-DISO_TAKES_ANY"
+if [ "$errors" = 0 ] || ! grep -q 'assertion violated' pan.out; then
+  echo "model: FAILED: spin found no job of another region taken with -DISO_TAKES_ANY"
+  exit 1
+fi
 echo "model: all checks passed"
