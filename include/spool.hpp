@@ -158,6 +158,12 @@ public:
         }
     }
 
+    /* Cancels the scope (spool_scope_cancel): its jobs not yet started do
+     * not run, and spawn() throws std::system_error (ECANCELED) from now. */
+    void cancel() noexcept { (void)spool_scope_cancel(scope_); }
+    /* Whether the scope, or one it was made in, was cancelled. */
+    bool cancelled() const noexcept { return spool_scope_is_cancelled(scope_) != 0; }
+
     spool_scope_t *get() const noexcept { return scope_; }
 
 private:
@@ -385,6 +391,67 @@ template <class F> void broadcast_in(spool_pool_t *pool, F &f)
 template <class F> void broadcast(F &&f)
 {
     detail::broadcast_in<std::remove_reference_t<F>>(nullptr, f);
+}
+
+/* Runs f() in an isolation region (spool_isolate): while it runs, waits on
+ * this thread run only jobs made inside it.  Rethrows f's exception. */
+template <class F> void isolate(F &&f)
+{
+    using FF = std::remove_reference_t<F>;
+    detail::call<FF> c{&f, nullptr};
+    spool_isolate(detail::run_call<FF>, &c);
+    if (c.error)
+        std::rethrow_exception(c.error);
+}
+
+namespace detail {
+
+template <class P> struct find_call {
+    P *pred;
+    first_error *errors;
+};
+
+template <class P> size_t run_find(void *ctx, size_t begin, size_t end) noexcept
+{
+    auto *c = static_cast<find_call<P> *>(ctx);
+    if (c->errors->failed())
+        return begin; /* stop the search: an exception is on its way */
+    try {
+        for (size_t i = begin; i < end; i++)
+            if ((*c->pred)(i))
+                return i;
+    } catch (...) {
+        c->errors->capture();
+        return begin;
+    }
+    return end;
+}
+
+template <bool First, class P>
+size_t find(size_t begin, size_t end, P &pred, const spool_for_opts_t *opts)
+{
+    first_error errors;
+    find_call<P> c{&pred, &errors};
+    size_t r = First ? spool_find_first(begin, end, opts, run_find<P>, &c)
+                     : spool_find_any(begin, end, opts, run_find<P>, &c);
+    errors.rethrow();
+    return r;
+}
+
+} // namespace detail
+
+/* The lowest i in [begin, end) with pred(i) true, or end (spool_find_first). */
+template <class P>
+size_t find_first(size_t begin, size_t end, P &&pred, const spool_for_opts_t *opts = nullptr)
+{
+    return detail::find<true>(begin, end, pred, opts);
+}
+
+/* Some i in [begin, end) with pred(i) true, or end (spool_find_any). */
+template <class P>
+size_t find_any(size_t begin, size_t end, P &&pred, const spool_for_opts_t *opts = nullptr)
+{
+    return detail::find<false>(begin, end, pred, opts);
 }
 
 /* A pool of worker threads that destroys itself (spool_pool_destroy, which

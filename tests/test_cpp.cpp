@@ -371,6 +371,56 @@ static void test_tasks_and_completions(void **)
     assert_true(cq.fd() >= 0);
 }
 
+// spool::isolate, scope_ref::cancel / cancelled, find_first / find_any.
+static void test_isolate_cancel_find(void **)
+{
+    spool::pool p(2);
+    p.install([&] {
+        int inside = 0;
+        spool::isolate([&] { spool::parallel_for(0, 100, [&](size_t) {}); inside = 1; });
+        assert_int_equal(inside, 1);
+        bool caught = false;
+        try {
+            spool::isolate([] { throw std::logic_error("isolate"); });
+        } catch (const std::logic_error &) {
+            caught = true;
+        }
+        assert_true(caught);
+        std::atomic<int> ran{0};
+        spool::scope([&](spool::scope_ref s) {
+            s.cancel();
+            assert_true(s.cancelled());
+            bool refused = false;
+            try {
+                s.spawn([&] { ran++; });
+            } catch (const std::system_error &e) {
+                refused = e.code().value() == ECANCELED;
+            }
+            assert_true(refused);
+        });
+        assert_int_equal(ran.load(), 0);
+        std::vector<int> v(100000);
+        for (size_t i = 0; i < v.size(); i++)
+            v[i] = (int)(i % 1000);
+        size_t first = spool::find_first(0, v.size(), [&](size_t i) { return v[i] == 999; });
+        assert_int_equal(first, 999);
+        size_t any = spool::find_any(0, v.size(), [&](size_t i) { return v[i] == 500; });
+        assert_true(any < v.size() && v[any] == 500);
+        assert_int_equal(spool::find_first(0, v.size(), [](size_t) { return false; }), v.size());
+        caught = false;
+        try {
+            spool::find_first(0, v.size(), [](size_t i) -> bool {
+                if (i == 777)
+                    throw std::runtime_error("find");
+                return false;
+            });
+        } catch (const std::runtime_error &) {
+            caught = true;
+        }
+        assert_true(caught);
+    });
+}
+
 int main()
 {
     const struct CMUnitTest tests[] = {
@@ -384,6 +434,7 @@ int main()
         cmocka_unit_test(test_parallel_reduce),
         cmocka_unit_test(test_broadcast_and_pool),
         cmocka_unit_test(test_tasks_and_completions),
+        cmocka_unit_test(test_isolate_cancel_find),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
