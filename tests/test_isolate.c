@@ -144,8 +144,14 @@ static void test_reentry_without_isolation(void **state)
         reentries += run_outer(pool, false, 20, 4, 200000);
     print_message("without isolation: %ld re-entries, %d outer jobs deep at most\n", reentries,
                   atomic_load(&deepest));
+    /* Memcheck runs one thread at a time: a worker never waits while
+     * another runs the nested loop's part, so the re-entry this shows is
+     * asserted in the other builds only (run_outer still checks that every
+     * job ran). */
+#if !defined(SPOOL_MEMCHECK)
     assert_true(reentries > 0);
     assert_true(atomic_load(&deepest) > 1);
+#endif
     assert_int_equal(spool_pool_destroy(pool), 0);
 }
 
@@ -311,7 +317,10 @@ static void test_region_work_spreads(void **state)
         assert_int_equal(atomic_load(&m.leaves), 1000);
         other = atomic_load(&m.on_other_thread);
     }
+#if !defined(SPOOL_MEMCHECK) /* one thread at a time there: see above */
     assert_true(other > 0);
+#endif
+    (void)other;
     assert_int_equal(spool_pool_destroy(pool), 0);
 }
 
