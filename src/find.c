@@ -1,8 +1,9 @@
 /*
- * Early-exit search: spool_find_first and spool_find_any, a spool_for
- * whose parts search in pieces and look, before each piece, at the best
- * match found so far (one shared word): a part wholly above it (first) or
- * any part once one is known (any) stops.
+ * Early-exit search: spool_find_first and spool_find_any.  The range is
+ * cut into pieces that searchers, one per thread, take in index order
+ * from a shared counter, looking before each at the best match found so
+ * far (one shared word): a piece wholly above it (first), or any piece
+ * once one is known (any), ends the searcher.
  */
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -15,29 +16,39 @@
 typedef struct search {
     spool_find_fn find;
     void *ctx;
-    size_t end;    /* the whole range's end: "no match yet" */
-    size_t piece;  /* a part's pieces, at least min_len, at most max_len */
-    size_t lo;     /* min_len, at least 1 */
-    bool first;    /* spool_find_first: the lowest match */
+    size_t begin, end; /* the range; end also means "no match yet" */
+    size_t piece;      /* the pieces' length (the last one takes the rest) */
+    size_t pieces;
+    bool first;        /* spool_find_first: the lowest match */
     const char *bad_index; /* the abort message for a find out of bounds */
+    /* The next piece to search.  Relaxed: it only hands out indices. */
+    atomic_size_t next;
     /* The best match so far, end if none.  Relaxed: a hint that only ever
      * moves down (first) or from end to a match (any); the answer is read
      * after the loop, whose end orders every part before it. */
     atomic_size_t best;
 } search_t;
 
-static void search_part(void *arg, size_t b, size_t e)
+/* One searcher: takes pieces in index order until none is left, or until
+ * the next lies above the best match (first) or any match is known (any).
+ * In index order, every piece below the first match is searched, so the
+ * answer does not depend on the thread count; pieces above it are
+ * skipped. */
+static void searcher(void *arg, size_t b, size_t e)
 {
+    (void)b;
+    (void)e;
     search_t *s = arg;
-    while (b < e) {
+    for (;;) {
+        size_t k = atomic_fetch_add_explicit(&s->next, 1, memory_order_relaxed);
+        if (k >= s->pieces)
+            return;
+        size_t pb = s->begin + k * s->piece, pe = k + 1 == s->pieces ? s->end : pb + s->piece;
         size_t best = atomic_load_explicit(&s->best, memory_order_relaxed);
-        if (s->first ? b >= best : best != s->end)
+        if (s->first ? pb >= best : best != s->end)
             return; /* a lower match is known / some match is known */
-        size_t pe = e - b > s->piece ? b + s->piece : e;
-        if (e - pe < s->lo)
-            pe = e; /* no piece shorter than min_len */
-        size_t m = s->find(s->ctx, b, pe);
-        if (SPOOL__UNLIKELY(m < b || m > pe))
+        size_t m = s->find(s->ctx, pb, pe);
+        if (SPOOL__UNLIKELY(m < pb || m > pe))
             spool__abort(s->bad_index);
         if (m < pe) {
             if (s->first) {
@@ -50,9 +61,8 @@ static void search_part(void *arg, size_t b, size_t e)
                 atomic_compare_exchange_strong_explicit(&s->best, &none, m, memory_order_relaxed,
                                                         memory_order_relaxed);
             }
-            return;
+            return; /* every later piece lies above this match */
         }
-        b = pe;
     }
 }
 
@@ -65,21 +75,30 @@ static size_t search(size_t begin, size_t end, const spool_for_opts_t *opts, spo
         return end;
     search_t s = {.find = find,
                   .ctx = ctx,
+                  .begin = begin,
                   .end = end,
                   .first = first,
                   .bad_index = first ? "spool_find_first: find returned an index outside [b, e]"
                                      : "spool_find_any: find returned an index outside [b, e]"};
-    s.lo = opts != NULL && opts->min_len > 1 ? opts->min_len : 1;
-    /* Pieces of about 1/64 of the range per thread: a match found in one
-     * part stops the others within a piece. */
+    /* Pieces of about 1/64 of the range per thread, within min_len and
+     * max_len: a match found in one stops the others within a piece. */
+    size_t lo = opts != NULL && opts->min_len > 1 ? opts->min_len : 1;
     size_t len = end - begin, threads = spool_current_num_threads();
-    s.piece = len / (64 * (threads > 0 ? threads : 1));
-    if (s.piece < s.lo)
-        s.piece = s.lo;
+    if (threads == 0)
+        threads = 1;
+    s.piece = len / (64 * threads);
     if (opts != NULL && opts->max_len != 0 && s.piece > opts->max_len)
-        s.piece = opts->max_len > s.lo ? opts->max_len : s.lo;
+        s.piece = opts->max_len;
+    if (s.piece < lo)
+        s.piece = lo;
+    s.pieces = len / s.piece > 0 ? len / s.piece : 1;
+    atomic_init(&s.next, 0);
     atomic_init(&s.best, end);
-    spool_for(begin, end, opts, search_part, &s);
+    /* One searcher per thread (each a part of its own, so that idle
+     * workers steal them); they share the pieces. */
+    size_t searchers = threads < s.pieces ? threads : s.pieces;
+    spool_for_opts_t one = {1, 1, 0};
+    spool_for(0, searchers, &one, searcher, &s);
     return atomic_load_explicit(&s.best, memory_order_relaxed);
 }
 
