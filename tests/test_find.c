@@ -14,22 +14,6 @@
 
 #include "test_util.h"
 
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TEST_FIND_TSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__) || defined(TEST_FIND_TSAN)
-/* find_bad_return's child (test_expect_abort forks) runs the search on the
- * global pool, which starts threads there; ThreadSanitizer refuses that in
- * the child of a threaded process unless told to go on. */
-const char *__tsan_default_options(void);
-const char *__tsan_default_options(void)
-{
-    return "die_after_fork=0";
-}
-#endif
-
 /* Index i matches if it is one of the case's planted matches. */
 typedef struct needles {
     size_t n;

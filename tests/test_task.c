@@ -660,11 +660,7 @@ int main(void)
         cmocka_unit_test(test_wait_on_a_worker),
         cmocka_unit_test(test_destroy_waits_for_submitted_tasks),
         cmocka_unit_test(test_allocation_failures),
-#if !defined(__SANITIZE_THREAD__)
-        /* ThreadSanitizer cannot start threads in the child of a
-         * multi-threaded fork (see tests/CMakeLists.txt, test_fork). */
         cmocka_unit_test(test_fork_with_tasks_outstanding),
-#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -101,6 +101,22 @@ static inline unsigned long fib_expected(unsigned n)
     return a;
 }
 
+/* Tests that fork (test_expect_abort, fork tests) start threads in the
+ * child of a threaded process, which ThreadSanitizer refuses unless told
+ * to go on; its other checks stay on. */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TEST_UTIL_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) || defined(TEST_UTIL_TSAN)
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
+{
+    return "die_after_fork=0";
+}
+#endif
+
 /* Runs body in a forked child with stderr captured: 0 if it died of SIGABRT
  * having printed a line containing needle, 1 if it did not abort, 2 if the
  * message was wrong, -1 if the child could not be run. */
