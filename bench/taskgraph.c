@@ -3,7 +3,11 @@
  * spool, OpenMP and oneTBB (those built in), medians of RUNS runs, each
  * building the graph and running it to the end, at each thread count.
  *
- *   spool-taskgraph [-n RUNS] [-t 1,2,...] [-s N] [-w chain,fan,dag]
+ *   spool-taskgraph [-n RUNS] [-t 1,2,...] [-s N] [-w chain,fan,dag] [-p PEER,...]
+ *
+ * -p runs only the peers named (spool, openmp, onetbb); the others print
+ * n/a.  libgomp slows down sharply with many tasks outstanding, so that
+ * OpenMP needs a smaller -s than the others (doc/performance.md).
  *
  * Prints one line per graph, thread count and peer: the median seconds, the
  * nanoseconds per task, and the ratio to the fastest peer of that line's
@@ -143,7 +147,7 @@ int main(int argc, char **argv)
 {
     int runs = 5;
     long n = 1000000;
-    char threads_arg[64] = "1,2", workloads[64] = "chain,fan,dag";
+    char threads_arg[64] = "1,2", workloads[64] = "chain,fan,dag", only[64] = "";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "-n") == 0)
             runs = atoi(argv[i + 1]);
@@ -151,6 +155,8 @@ int main(int argc, char **argv)
             n = atol(argv[i + 1]);
         else if (strcmp(argv[i], "-t") == 0)
             snprintf(threads_arg, sizeof threads_arg, "%s", argv[i + 1]);
+        else if (strcmp(argv[i], "-p") == 0)
+            snprintf(only, sizeof only, ",%s,", argv[i + 1]);
         else if (strcmp(argv[i], "-w") == 0)
             snprintf(workloads, sizeof workloads, "%s", argv[i + 1]);
     }
@@ -171,6 +177,12 @@ int main(int argc, char **argv)
             for (int p = 0; p < NPEERS; p++) {
                 double *secs = malloc((size_t)runs * sizeof *secs);
                 med[p] = -1;
+                char name[16];
+                snprintf(name, sizeof name, ",%s,", peers[p].name);
+                if (only[0] != '\0' && strstr(only, name) == NULL) {
+                    free(secs);
+                    continue; /* not asked for: n/a */
+                }
                 for (int r = 0; r < runs; r++) {
                     tg_slots = calloc((size_t)count, sizeof *tg_slots);
                     atomic_store(&tg_good, 0);
