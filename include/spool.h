@@ -1,6 +1,11 @@
 /*
  * spool: a work-stealing thread pool for C, after rayon-core.
  *
+ * The whole C API is this one header (as uv.h and zstd.h are), grouped by
+ * concept; most of its length is the contract of each call, which belongs
+ * beside its declaration.  spool_inline.h adds the inlined fork and join,
+ * spool.hpp the C++ wrappers.
+ *
  * fork(): a child process may use spool_join, scopes, spawns and the global
  * pool (a new global pool starts there on first use).  Pools created before
  * the fork have no threads in the child: every call on them there returns
