@@ -214,7 +214,8 @@ int bench_dp_seq(const char *w, bench_dp_t *d)
 {
     /* The variants spool-bench runs do the same sequential work. */
     if (d->variant != NULL && !is(d->variant, "inside") && !is(d->variant, "fixed") &&
-        !is(d->variant, "outer") && !is(d->variant, "static") && !is(d->variant, "dynamic"))
+        !is(d->variant, "outer") && !is(d->variant, "static") && !is(d->variant, "dynamic") &&
+        !is(d->variant, "isolated"))
         return -1;
     size_t n = (size_t)d->n;
     if (strcmp(w, "triad") == 0) {
@@ -300,15 +301,32 @@ static void term_fold(void *ctx, void *acc, size_t begin, size_t end)
 static const spool_reducer_t term_reducer = {sizeof(double), sum_identity, term_fold,
                                              sum_combine};
 
+typedef struct nested_row {
+    uint64_t row;
+    double s;
+} nested_row_t;
+
+/* nested/isolated: the inner reduction inside spool_isolate, the cost of an
+ * isolation region per outer iteration. */
+static void nested_row_isolated(void *arg)
+{
+    nested_row_t *r = arg;
+    spool_reduce(0, r->row + 1, NULL, &term_reducer, &r->row, &r->s);
+}
+
 static void nested_body(void *ctx, size_t begin, size_t end)
 {
     bench_dp_t *d = ctx;
     for (size_t i = begin; i < end; i++) {
         uint64_t row = i;
         double s = 0.0;
-        if (is(d->variant, "outer"))
+        if (is(d->variant, "outer")) {
             s = bench_dp_terms(row, 0.0, 0, i + 1);
-        else
+        } else if (is(d->variant, "isolated")) {
+            nested_row_t r = {row, 0.0};
+            spool_isolate(nested_row_isolated, &r);
+            s = r.s;
+        } else
             spool_reduce(0, i + 1, NULL, &term_reducer, &row, &s);
         d->a[i] = s;
     }
@@ -386,7 +404,8 @@ int bench_dp_spool(const char *w, bench_dp_t *d)
 {
     const char *v = d->variant;
     if (v != NULL && !(strcmp(w, "small-loops") == 0 && is(v, "inside")) &&
-        !(strcmp(w, "sum") == 0 && is(v, "fixed")) && !(strcmp(w, "nested") == 0 && is(v, "outer")) &&
+        !(strcmp(w, "sum") == 0 && is(v, "fixed")) &&
+        !(strcmp(w, "nested") == 0 && (is(v, "outer") || is(v, "isolated"))) &&
         !(strcmp(w, "triad") == 0 && is(v, "static")) &&
         !(strcmp(w, "mandelbrot") == 0 && is(v, "dynamic")))
         return -1; /* the other OpenMP schedules and oneTBB emulations have no spool form */

@@ -54,6 +54,7 @@ static const workload_t workloads[] = {
     {"sum", 16777216, 262144, 65536},
     {"sum/fixed", 16777216, 262144, 65536},
     {"nested", 20000, 2000, 256},
+    {"nested/isolated", 20000, 2000, 256},
     {"loop-in-join", 4194304, 262144, 65536},
     {"broadcast", 20000, 1000, 100},
 };
