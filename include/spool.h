@@ -448,14 +448,12 @@ typedef size_t (*spool_find_fn)(void *ctx, size_t begin, size_t end);
 
 /*
  * spool_find_first: the lowest index of [begin, end) that matches, or end if
- * none does.  find is called on disjoint parts [b, e) of the range, in
- * parallel; a part that lies wholly above a match already found is not
- * searched, and a part being searched stops at its next piece once a lower
- * match is known (each part is searched in pieces, so that a match found
- * elsewhere cuts the work short).  The answer is the same at every thread
- * count.  Parts and pieces follow opts as spool_for's calls do (min_len,
- * max_len); begin >= end returns end with no call.  Where it runs as
- * spool_for.
+ * none does.  find is called on disjoint pieces [b, e) of the range, which
+ * the pool's threads take in index order, in parallel; a piece that lies
+ * wholly above a match already found is not searched.  The answer is the
+ * same at every thread count.  The pieces' lengths follow opts as
+ * spool_for's calls do (min_len, max_len; SPOOL_FOR_FIXED is not used);
+ * begin >= end returns end with no call.  Where it runs as spool_for.
  * Threads: any.
  * Returns: the index.  A NULL find prints one line naming spool_find_first
  * to stderr and aborts; so does a find that returns an index outside
@@ -466,9 +464,9 @@ SPOOL_API size_t spool_find_first(size_t begin, size_t end, const spool_for_opts
 
 /*
  * spool_find_any: some matching index of [begin, end), or end if none
- * matches.  As spool_find_first, but every part stops as soon as any part
- * has found a match (parts not yet started are skipped), so the answer may
- * differ from run to run when several indices match.
+ * matches.  As spool_find_first, but no piece is started once any piece
+ * has found a match, so the answer may differ from run to run when several
+ * indices match.
  * Threads: any.
  * Returns: the index; a NULL find aborts as in spool_find_first.
  */

@@ -17,8 +17,8 @@ typedef struct search {
     spool_find_fn find;
     void *ctx;
     size_t begin, end; /* the range; end also means "no match yet" */
-    size_t piece;      /* the pieces' length (the last one takes the rest) */
-    size_t pieces;
+    /* pieces pieces: the first rest of them q + 1 long, the others q. */
+    size_t pieces, q, rest;
     bool first;        /* spool_find_first: the lowest match */
     const char *bad_index; /* the abort message for a find out of bounds */
     /* The next piece to search.  Relaxed: it only hands out indices. */
@@ -43,7 +43,8 @@ static void searcher(void *arg, size_t b, size_t e)
         size_t k = atomic_fetch_add_explicit(&s->next, 1, memory_order_relaxed);
         if (k >= s->pieces)
             return;
-        size_t pb = s->begin + k * s->piece, pe = k + 1 == s->pieces ? s->end : pb + s->piece;
+        size_t pb = s->begin + k * s->q + (k < s->rest ? k : s->rest);
+        size_t pe = pb + s->q + (k < s->rest ? 1 : 0);
         size_t best = atomic_load_explicit(&s->best, memory_order_relaxed);
         if (s->first ? pb >= best : best != s->end)
             return; /* a lower match is known / some match is known */
@@ -80,18 +81,26 @@ static size_t search(size_t begin, size_t end, const spool_for_opts_t *opts, spo
                   .first = first,
                   .bad_index = first ? "spool_find_first: find returned an index outside [b, e]"
                                      : "spool_find_any: find returned an index outside [b, e]"};
-    /* Pieces of about 1/64 of the range per thread, within min_len and
-     * max_len: a match found in one stops the others within a piece. */
+    /* Pieces of about 1/64 of the range per thread, as even as can be and
+     * within spool_for's bounds (at least min_len unless the range is
+     * shorter, at most max(max_len, 2 min_len - 1)): a match found in one
+     * stops the others within a piece. */
     size_t lo = opts != NULL && opts->min_len > 1 ? opts->min_len : 1;
     size_t len = end - begin, threads = spool_current_num_threads();
     if (threads == 0)
         threads = 1;
-    s.piece = len / (64 * threads);
-    if (opts != NULL && opts->max_len != 0 && s.piece > opts->max_len)
-        s.piece = opts->max_len;
-    if (s.piece < lo)
-        s.piece = lo;
-    s.pieces = len / s.piece > 0 ? len / s.piece : 1;
+    size_t want = len / (64 * threads);
+    if (opts != NULL && opts->max_len != 0 && want > opts->max_len)
+        want = opts->max_len;
+    if (want < lo)
+        want = lo;
+    s.pieces = len / want + (len % want != 0); /* each at most want long */
+    if (s.pieces > len / lo)
+        s.pieces = len / lo; /* each at least lo long */
+    if (s.pieces == 0)
+        s.pieces = 1;
+    s.q = len / s.pieces;
+    s.rest = len % s.pieces;
     atomic_init(&s.next, 0);
     atomic_init(&s.best, end);
     /* One searcher per thread (each a part of its own, so that idle
