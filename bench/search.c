@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "median.h"
 #include "search.h"
 
 static double now(void)
@@ -83,12 +84,6 @@ static const peer_t peers[] = {
 };
 enum { NPEERS = sizeof peers / sizeof peers[0] };
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv)
 {
     int runs = 5;
@@ -145,10 +140,8 @@ int main(int argc, char **argv)
                         failed = 1;
                     }
                 }
-                if (secs[0] >= 0) {
-                    qsort(secs, (size_t)runs, sizeof *secs, cmp_double);
-                    med[p] = secs[runs / 2];
-                }
+                if (secs[0] >= 0)
+                    med[p] = bench_median(secs, runs);
             }
             double best = -1;
             for (int p = 1; p < NPEERS; p++)

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "median.h"
 #include "taskgraph.h"
 
 /* The task body and its check, shared with the other peers' files. */
@@ -137,12 +138,6 @@ static const peer_t peers[] = {
 };
 enum { NPEERS = sizeof peers / sizeof *peers };
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 int main(int argc, char **argv)
 {
     int runs = 5;
@@ -199,10 +194,8 @@ int main(int argc, char **argv)
                         failed = 1;
                     }
                 }
-                if (secs[0] >= 0) {
-                    qsort(secs, (size_t)runs, sizeof *secs, cmp_double);
-                    med[p] = secs[runs / 2];
-                }
+                if (secs[0] >= 0)
+                    med[p] = bench_median(secs, runs);
                 free(secs);
             }
             double best = -1;

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <stdlib.h>
 
-
 #include "global.h"
 #include "scope.h"
 #include "worker.h"
@@ -65,11 +64,7 @@ static void broadcast_execute(spool__job_t *job)
      * isolated waiter keeps its own region (isolate.md): what the broadcast
      * waits for inside takes only that region's jobs, never work that could
      * need the waiter's region to finish first. */
-    spool__context_t x = b->made_in;
-    if (w->ctx.top.region != 0)
-        x.region = w->ctx.top.region;
-    bool entered =
-        spool__ctx_enter(&w->ctx, atomic_load_explicit(&w->deque.bottom, memory_order_relaxed), x);
+    bool entered = spool__worker_enter_made_in(w, b->made_in);
     if (b->kind == BROADCAST_SCOPE) {
         if (spool__scope_dropping(b->scope))
             spool__scope_dropped(w);

@@ -109,7 +109,8 @@ spool__job_t *spool__injector_take_if(spool__injector_t *inj, spool__injector_ke
             inj->ring[(inj->head + i) & inj->mask] = inj->ring[(inj->head + i - 1) & inj->mask];
         inj->head = (inj->head + 1) & inj->mask;
         inj->count--;
-        /* Release: same pairing as in push. */
+        /* Release pairs with the acquire load in spool__injector_is_empty,
+         * as push's does. */
         atomic_store_explicit(&inj->len, inj->count, memory_order_release);
     }
     pthread_mutex_unlock(&inj->lock);

@@ -32,12 +32,7 @@ static void install_job_execute(spool__job_t *job)
 {
     install_job_t *j = (install_job_t *)job;
     spool__worker_t *w = spool__current_worker();
-    /* An isolated waiter keeps its region, as for a broadcast (isolate.md). */
-    spool__context_t x = j->made_in;
-    if (w->ctx.top.region != 0)
-        x.region = w->ctx.top.region;
-    bool entered =
-        spool__ctx_enter(&w->ctx, atomic_load_explicit(&w->deque.bottom, memory_order_relaxed), x);
+    bool entered = spool__worker_enter_made_in(w, j->made_in);
     j->fn(j->arg);
     if (entered)
         spool__ctx_pop(&w->ctx);
@@ -91,9 +86,8 @@ int spool__pool_run_in_worker(spool_pool_t *pool, spool_fn fn, void *arg)
              * pairs with the isolated sleeper's SleepFence. */
             spool__fence_seq_cst();
             spool__sleep_wake_isolated(&pool->sleep);
-        }
-        if (err == 0)
             spool__worker_wait_until(w, &latch.core);
+        }
     } else {
         spool__lock_latch_t latch;
         err = spool__lock_latch_init(&latch);

@@ -88,41 +88,47 @@ static bool enter(spool__worker_t *w, spool__context_t x)
                             x);
 }
 
+/* w's own newest job if it is of region r: by its index's context, or, for
+ * a scope's job handed on into another context's entries (X1), by its
+ * scope's region; a job that is neither goes back into the slot it left.
+ * *entered: as enter. */
+static spool__job_t *take_own(spool__worker_t *w, uint64_t r, bool *entered)
+{
+    spool__deque_t *d = &w->deque;
+    if (atomic_load_explicit(&d->bottom, memory_order_relaxed) <=
+        atomic_load_explicit(&d->top, memory_order_relaxed))
+        return NULL; /* empty: only w pushes */
+    spool__job_t *job = spool__worker_pop(w);
+    if (job == NULL)
+        return NULL;
+    spool__context_t x =
+        spool__ctx_lookup(&w->ctx, atomic_load_explicit(&d->bottom, memory_order_relaxed));
+    if (x.region != r) {
+        spool_scope_t *s = spool__scope_of_job(job);
+        if (s == NULL || s->region != r) {
+            if (!spool__deque_push(d, job))
+                spool__abort("internal error: a job could not be put back");
+            return NULL;
+        }
+        x = (spool__context_t){s, r};
+    }
+    *entered = enter(w, x);
+    return job;
+}
+
 /* A job of region r for w: its own newest, a broadcast, an install, or one
  * stolen; NULL if none could be had now. */
 static spool__job_t *find_in_region(spool__worker_t *w, uint64_t r, unsigned *from,
                                     bool *entered)
 {
     *entered = false;
-    spool__deque_t *d = &w->deque;
-    int64_t newest = atomic_load_explicit(&d->bottom, memory_order_relaxed) - 1;
-    if (spool__ctx_lookup(&w->ctx, newest).region == r) {
-        spool__job_t *job = spool__worker_pop(w);
-        if (job != NULL) {
-            *from = SPOOL__FROM_OWN;
-            int64_t i = atomic_load_explicit(&d->bottom, memory_order_relaxed);
-            if (i < w->ctx.top_base)
-                *entered = enter(w, spool__ctx_lookup(&w->ctx, i));
-            return job;
-        }
-    } else if (newest >= atomic_load_explicit(&d->top, memory_order_relaxed)) {
-        /* Of another context by its index, but maybe a scope's job of R
-         * handed on there (X1): taken to be looked at, put back if not. */
-        spool__job_t *job = spool__worker_pop(w);
-        if (job != NULL) {
-            spool_scope_t *s = spool__scope_of_job(job);
-            if (s != NULL && s->region == r) {
-                *from = SPOOL__FROM_OWN;
-                *entered = enter(w, (spool__context_t){s, r});
-                return job;
-            }
-            if (!spool__deque_push(d, job)) /* into the slot it left */
-                spool__abort("internal error: a job could not be put back");
-        }
+    spool__job_t *job = take_own(w, r, entered);
+    if (job != NULL) {
+        *from = SPOOL__FROM_OWN;
+        return job;
     }
     /* Any broadcast: it needs every worker, and two regions' broadcasts
      * would otherwise wait for each other's waiters. */
-    spool__job_t *job;
     if (spool__deque_take_front(&w->broadcasts, &job) == SPOOL__STEAL_SUCCESS) {
         *from = SPOOL__FROM_BROADCAST;
         return job;

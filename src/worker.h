@@ -132,14 +132,24 @@ static inline void spool__worker_share_if_idle(spool__worker_t *w)
         spool__worker_publish(w);
 }
 
+/* Before running, on w, a job made in context x that lies on no deque (an
+ * install, a broadcast): enters x, except that an isolated waiter keeps its
+ * own region (isolate.md).  True if a context was entered (pop it
+ * afterwards). */
+static inline bool spool__worker_enter_made_in(spool__worker_t *w, spool__context_t x)
+{
+    if (w->ctx.top.region != 0)
+        x.region = w->ctx.top.region;
+    return spool__ctx_enter(&w->ctx, atomic_load_explicit(&w->deque.bottom, memory_order_relaxed),
+                            x);
+}
+
 /* Before running work that belongs to no scope (a detached spawn, a task)
- * on w: leaves the current scope, keeping the isolation region
- * (isolate.md).  True if a context was entered (pop it afterwards). */
+ * on w: as made in no context, so that it leaves the current scope and
+ * keeps the isolation region. */
 static inline bool spool__worker_enter_unscoped(spool__worker_t *w)
 {
-    return w != NULL &&
-           spool__ctx_enter(&w->ctx, atomic_load_explicit(&w->deque.bottom, memory_order_relaxed),
-                            (spool__context_t){NULL, w->ctx.top.region});
+    return w != NULL && spool__worker_enter_made_in(w, (spool__context_t){NULL, 0});
 }
 
 /* Pushes job on w's own deque (w is the calling worker).  False if the deque
