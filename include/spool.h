@@ -51,7 +51,7 @@
 #include <stddef.h>
 
 #define SPOOL_VERSION_MAJOR 0
-#define SPOOL_VERSION_MINOR 4
+#define SPOOL_VERSION_MINOR 5
 #define SPOOL_VERSION_PATCH 0
 
 #if defined(SPOOL_STATIC)
@@ -242,13 +242,106 @@ SPOOL_API void spool_in_place_scope_fifo(spool_scope_fn body, void *arg);
  * run side by side on workers that are idle when the spawning worker starts
  * running one of them; a worker that becomes idle later may find them only
  * when that one ends, so a spawned job must not wait for another to start.
- * Threads: the scope's body or a job running in the scope (on any thread);
- * never after the scope has ended.
+ * If no memory can be had for the job, the spawner runs fn(scope, arg) at
+ * once, before this returns (a schedule the rule above allows; counted in
+ * spool_worker_stats_t's jobs_run_at_spawn and marked on the timeline), so
+ * a scope spawn never fails for memory.
+ * Threads: any code that runs while the scope is open and inside it: the
+ * body (or, for a group, the code between spool_group_init and
+ * spool_group_wait) and anything it calls, and any job of the scope and
+ * anything it calls, on whatever thread that runs (a part of a loop, a
+ * join's second half, a nested scope's job); also any other thread, while
+ * such code waits for it to finish (it must not return before).  Never
+ * after the scope has ended.
  * Returns: 0; EINVAL if scope or fn is NULL; ECANCELED if the scope was
- * cancelled (spool_scope_cancel); ENOMEM if no memory could be had for the
- * job (then nothing was spawned and the scope still completes).
+ * cancelled (spool_scope_cancel).
  */
 SPOOL_API int spool_scope_spawn(spool_scope_t *scope, spool_scope_fn fn, void *arg);
+
+/* The largest argument block a copying spawn stores in a recycled block of
+ * its own (larger ones get one allocation of their own, freed when the job
+ * has run). */
+#define SPOOL_SPAWN_COPY_INLINE 64
+
+/*
+ * spool_scope_spawn_copy: as spool_scope_spawn, but the size bytes at arg
+ * are copied when the job is spawned (as OpenMP's firstprivate does); fn
+ * receives a pointer to the copy, aligned as malloc's memory and valid
+ * while fn runs.  The caller may change or free its block as soon as this
+ * returns.  size 0 passes NULL.  No memory for the copy: fn runs at once
+ * on the caller's block, as for spool_scope_spawn.  A copy whose job is
+ * dropped (a cancelled scope) is freed.
+ * Threads: as spool_scope_spawn.
+ * Returns: 0; EINVAL if scope or fn is NULL, or arg is NULL with size > 0;
+ * ECANCELED if the scope was cancelled.
+ */
+SPOOL_API int spool_scope_spawn_copy(spool_scope_t *scope, spool_scope_fn fn, const void *arg,
+                                     size_t size);
+
+/*
+ * Task groups: a scope that lives in the caller's frame, opened and closed
+ * by the caller, with no body (OpenMP's taskgroup, oneTBB's task_group):
+ *
+ *     spool_group_t g;
+ *     spool_group_init(&g);
+ *     for (i = 0; i < n; i++)
+ *         spool_group_spawn_copy(&g, work, &items[i], sizeof items[i]);
+ *     ... other code of the caller ...
+ *     spool_group_wait(&g);
+ *
+ * Between init and wait the caller's code is the group's body: its jobs
+ * receive spool_group_scope(&g) as their scope and may spawn into it, and
+ * it may be cancelled (spool_scope_cancel).  Groups nest (a group opened
+ * inside a job, a body or another group); the groups one thread opens are
+ * waited for in the reverse order of their init.  From outside any pool
+ * the jobs go to the global pool (and run at once on the caller if it
+ * cannot be started).
+ */
+typedef struct spool_group {
+    /* private: the library's, fixed in size for this ABI version */
+    void *spool__private[40];
+} spool_group_t;
+
+/*
+ * spool_group_init / spool_group_init_fifo: opens group on the calling
+ * thread; its jobs run in per-thread LIFO / FIFO order, as in spool_scope /
+ * spool_scope_fifo.
+ * Threads: any.  The same thread must call spool_group_wait.
+ * Returns: nothing.  A NULL group prints one line naming the function and
+ * aborts.
+ */
+SPOOL_API void spool_group_init(spool_group_t *group);
+SPOOL_API void spool_group_init_fifo(spool_group_t *group);
+
+/*
+ * spool_group_scope: the group's scope, for spool_scope_spawn,
+ * spool_scope_cancel and the other calls that take one.
+ * Threads: any, while the group is open.
+ * Returns: the scope; NULL for a NULL group.
+ */
+SPOOL_API spool_scope_t *spool_group_scope(spool_group_t *group);
+
+/*
+ * spool_group_spawn / spool_group_spawn_copy: spool_scope_spawn /
+ * spool_scope_spawn_copy into the group's scope.
+ * Threads: as spool_scope_spawn.
+ * Returns: as spool_scope_spawn (EINVAL for a NULL group).
+ */
+SPOOL_API int spool_group_spawn(spool_group_t *group, spool_scope_fn fn, void *arg);
+SPOOL_API int spool_group_spawn_copy(spool_group_t *group, spool_scope_fn fn, const void *arg,
+                                     size_t size);
+
+/*
+ * spool_group_wait: runs jobs until every job spawned into the group,
+ * transitively, has finished, then closes the group: its memory may be
+ * reused or opened again.  On a worker it runs other jobs meanwhile; outside
+ * any pool it blocks.
+ * Threads: the thread that called spool_group_init, exactly once per init.
+ * Returns: nothing.  A NULL group, a group that is not open, a call from
+ * another thread, or groups waited for out of order print one line naming
+ * the function and abort.
+ */
+SPOOL_API void spool_group_wait(spool_group_t *group);
 
 /*
  * spool_scope_cancel: cancels scope: its jobs that have not started will
@@ -596,6 +689,7 @@ typedef struct spool_worker_stats {
     unsigned long long wakeups_received; /* times another thread woke it */
     unsigned long long wakeups_sent;     /* times it woke another worker */
     unsigned long long jobs_dropped;     /* jobs of cancelled scopes it dropped unrun (0.4) */
+    unsigned long long jobs_run_at_spawn; /* scope spawns it ran at once: no memory (0.5) */
 } spool_worker_stats_t;
 
 /*

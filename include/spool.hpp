@@ -3,6 +3,7 @@
  *
  *   spool::join([&] { ... }, [&] { ... });      // or join_inline (spool_inline.h)
  *   spool::scope([&](spool::scope_ref s) { s.spawn([&] { ... }); });
+ *   spool::task_group g;  g.run([&] { ... });  g.run([=] { ... });  g.wait();
  *   spool::parallel_for(0, n, [&](size_t i) { a[i] *= 2; });
  *   double sum = spool::parallel_reduce(0, n, 0.0,
  *       [&](double acc, size_t b, size_t e) { for (; b < e; b++) acc += x[b]; return acc; },
@@ -61,6 +62,18 @@ public:
     {
         if (error_)
             std::rethrow_exception(error_);
+    }
+    /* Rethrows and forgets it, for an owner that goes on (a task group). */
+    void rethrow_once()
+    {
+        std::exception_ptr e;
+        {
+            std::lock_guard<std::mutex> hold(lock_);
+            e.swap(error_);
+            failed_.store(false, std::memory_order_relaxed);
+        }
+        if (e)
+            std::rethrow_exception(e);
     }
 
 private:
@@ -130,17 +143,29 @@ class scope_ref {
 public:
     scope_ref(spool_scope_t *s, detail::first_error *errors) : scope_(s), errors_(errors) {}
 
-    /* Spawns f into the scope (spool_scope_spawn): f is copied (or moved)
-     * to the heap and called later as f(scope_ref) or f().  Throws
-     * std::bad_alloc if no memory could be had (nothing was spawned). */
+    /* Spawns f into the scope: f is copied (or moved) and called later as
+     * f(scope_ref) or f().  A trivially copyable f of a few words (a lambda
+     * that captures by reference, say) is copied into the job
+     * (spool_scope_spawn_copy), any other to the heap (spool_scope_spawn);
+     * the latter throws std::bad_alloc if the copy cannot be made (nothing
+     * was spawned).  Throws std::system_error (ECANCELED) if the scope was
+     * cancelled. */
     template <class F> void spawn(F &&f)
     {
-        using job_t = job<std::decay_t<F>>;
-        auto *j = new job_t{std::forward<F>(f), errors_};
-        int err = spool_scope_spawn(scope_, &job_t::run, j);
-        if (err != 0) {
-            delete j;
-            detail::check(err, "spool_scope_spawn");
+        using FD = std::decay_t<F>;
+        if constexpr (std::is_trivially_copyable_v<FD> &&
+                      sizeof(small_job<FD>) <= SPOOL_SPAWN_COPY_INLINE) {
+            small_job<FD> j{FD(std::forward<F>(f)), errors_};
+            detail::check(spool_scope_spawn_copy(scope_, &small_job<FD>::run, &j, sizeof j),
+                          "spool_scope_spawn_copy");
+        } else {
+            using job_t = job<FD>;
+            auto *j = new job_t{std::forward<F>(f), errors_};
+            int err = spool_scope_spawn(scope_, &job_t::run, j);
+            if (err != 0) {
+                delete j;
+                detail::check(err, "spool_scope_spawn");
+            }
         }
     }
 
@@ -182,6 +207,23 @@ private:
                 j->errors->capture();
             }
             delete j;
+        }
+    };
+
+    template <class F> struct small_job {
+        F f;
+        detail::first_error *errors;
+        static void run(spool_scope_t *s, void *arg) noexcept
+        {
+            auto *j = static_cast<small_job *>(arg);
+            try {
+                if constexpr (std::is_invocable_v<F &, scope_ref>)
+                    j->f(scope_ref(s, j->errors));
+                else
+                    j->f();
+            } catch (...) {
+                j->errors->capture();
+            }
         }
     };
 
@@ -249,6 +291,67 @@ template <class F> void scope_fifo(F &&body)
     spool_scope_fifo(detail::run_scope_body<FB>, &c);
     c.errors.rethrow();
 }
+
+/* A task group (spool_group_*): spawns from the owner's own frame, waited
+ * for by wait() or by the destructor, as oneTBB's task_group and OpenMP's
+ * taskgroup.  run(f) copies f; f() or f(scope_ref) runs later, and may run
+ * more jobs into the group through its scope_ref.  wait() rethrows the
+ * first exception of a job once all have finished; the group may take new
+ * jobs after it.  Constructed, waited for and destroyed on one thread;
+ * groups on one thread end in the reverse order of their opening (as
+ * automatic objects do). */
+class task_group {
+public:
+    task_group() { spool_group_init(&group_); }
+    explicit task_group(bool fifo) : fifo_(fifo)
+    {
+        fifo ? spool_group_init_fifo(&group_) : spool_group_init(&group_);
+    }
+    task_group(const task_group &) = delete;
+    task_group &operator=(const task_group &) = delete;
+    /* Waits if wait() was not called since the last run; an exception of a
+     * job is dropped then (a destructor must not throw). */
+    ~task_group()
+    {
+        if (open_)
+            spool_group_wait(&group_);
+    }
+
+    template <class F> void run(F &&f)
+    {
+        reopen();
+        scope().spawn(std::forward<F>(f));
+    }
+    void wait()
+    {
+        if (open_) {
+            spool_group_wait(&group_);
+            open_ = false;
+        }
+        errors_.rethrow_once();
+    }
+    void cancel() noexcept
+    {
+        reopen();
+        (void)spool_scope_cancel(spool_group_scope(&group_));
+    }
+    bool cancelled() noexcept { return open_ && spool_scope_is_cancelled(spool_group_scope(&group_)); }
+    scope_ref scope() noexcept { return scope_ref(spool_group_scope(&group_), &errors_); }
+
+private:
+    void reopen()
+    {
+        if (!open_) {
+            fifo_ ? spool_group_init_fifo(&group_) : spool_group_init(&group_);
+            open_ = true;
+        }
+    }
+
+    spool_group_t group_;
+    detail::first_error errors_;
+    bool fifo_ = false;
+    bool open_ = true;
+};
 
 namespace detail {
 

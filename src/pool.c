@@ -81,6 +81,7 @@ static void pool_free(spool_pool_t *pool, unsigned num_workers)
     pthread_mutex_destroy(&pool->broadcast_lock);
     spool__block_depot_destroy(&pool->blocks);
     spool__block_depot_destroy(&pool->task_blocks);
+    spool__block_depot_destroy(&pool->copy_blocks);
     spool__job_pool_destroy(&pool->job_pool);
     spool__injector_destroy(&pool->injector);
     spool__sleep_destroy(&pool->sleep);
@@ -146,6 +147,11 @@ static int pool_new(const spool_config_t *config, unsigned n, spool_pool_t **out
     err = spool__block_depot_init(&pool->blocks, n);
     if (err == 0) {
         err = spool__block_depot_init(&pool->task_blocks, n);
+        if (err == 0) {
+            err = spool__block_depot_init(&pool->copy_blocks, n);
+            if (err != 0)
+                spool__block_depot_destroy(&pool->task_blocks);
+        }
         if (err != 0)
             spool__block_depot_destroy(&pool->blocks);
     }
@@ -158,6 +164,7 @@ static int pool_new(const spool_config_t *config, unsigned n, spool_pool_t **out
     }
     err = pthread_mutex_init(&pool->broadcast_lock, NULL);
     if (err != 0) {
+        spool__block_depot_destroy(&pool->copy_blocks);
         spool__block_depot_destroy(&pool->task_blocks);
         spool__block_depot_destroy(&pool->blocks);
         spool__job_pool_destroy(&pool->job_pool);
@@ -336,6 +343,7 @@ int spool_pool_stats(const spool_pool_t *pool, unsigned index, spool_worker_stat
     st.sleeps = atomic_load_explicit(&ws->sleeps, memory_order_relaxed);
     st.wakeups_received = atomic_load_explicit(&ws->wakeups_received, memory_order_relaxed);
     st.jobs_dropped = atomic_load_explicit(&w->jobs_dropped, memory_order_relaxed);
+    st.jobs_run_at_spawn = atomic_load_explicit(&w->jobs_run_at_spawn, memory_order_relaxed);
     /* No more than the caller's struct holds; zeros past what we know. */
     size_t n = out_size < sizeof st ? out_size : sizeof st;
     memcpy(out, &st, n);

@@ -6,6 +6,7 @@
 #include "scope.h"
 
 #include "global.h"
+#include "test_hooks.h"
 #include "worker.h"
 
 /* Scope entry and end are inlined into each public entry point with its
@@ -85,6 +86,25 @@ static SPOOL__ALWAYS_INLINE void scope_complete(spool_scope_t *s, spool_pool_t *
     /* Relaxed: set by a job of the scope or its body, both done by now. */
     if (SPOOL__UNLIKELY(atomic_load_explicit(&s->cancelled, memory_order_relaxed) != 0))
         atomic_fetch_sub_explicit(&spool__scopes_cancelled, 1, memory_order_relaxed);
+}
+
+/* Out of line, for task groups (group.c): a scope opened and closed by its
+ * caller, with no body. */
+void spool__scope_open(spool_scope_t *s, spool_pool_t *pool, spool__worker_t *owner, bool fifo,
+                       spool_scope_t *parent)
+{
+    if (fifo)
+        scope_init(s, pool, owner, true, false, parent);
+    else
+        scope_init(s, pool, owner, false, false, parent);
+}
+
+void spool__scope_close(spool_scope_t *s, spool_pool_t *pool, spool__worker_t *owner, bool fifo)
+{
+    if (fifo)
+        scope_complete(s, pool, owner, true, false);
+    else
+        scope_complete(s, pool, owner, false, false);
 }
 
 /* The body and the end run in the scope's context: scopes made there, and
@@ -230,7 +250,7 @@ void spool__scope_counted_execute(spool__job_t *base)
         if (SPOOL__LIKELY(!spool__scope_dropping(scope)))
             fn(scope, arg);
         else
-            spool__scope_dropped(w);
+            spool__scope_drop(w, fn, arg);
         done++;
         if (n == 0 || handed_on) {
             if (entered)
@@ -375,8 +395,10 @@ static SPOOL__NOINLINE int local_block_push_slow(spool_scope_t *scope, spool__wo
         return 0;
     scope->open_block = NULL;
     scope->local--;
+    spool_scope_fn fn = b->entries[0].fn;
+    void *arg = b->entries[0].arg;
     block_free(w, b);
-    return ENOMEM;
+    return spool__scope_run_at_spawn(scope, w, fn, arg);
 }
 
 static inline int local_block_push(spool_scope_t *scope, spool__worker_t *w,
@@ -399,8 +421,12 @@ static inline int local_block_push(spool_scope_t *scope, spool__worker_t *w,
 static SPOOL__NOINLINE int local_block_refilled(spool_scope_t *scope, spool__worker_t *w,
                                                  spool_scope_fn fn, void *arg)
 {
-    spool__spawn_block_t *b = spool__block_refill(&w->blocks, &w->pool->blocks, sizeof *b);
-    return b != NULL ? local_block_push(scope, w, b, fn, arg) : ENOMEM;
+    spool__spawn_block_t *b = SPOOL__UNLIKELY(spool__test_spawn_alloc_fails())
+                                  ? NULL
+                                  : spool__block_refill(&w->blocks, &w->pool->blocks, sizeof *b);
+    if (b == NULL)
+        return spool__scope_run_at_spawn(scope, w, fn, arg);
+    return local_block_push(scope, w, b, fn, arg);
 }
 
 /* A new local block, the open one from then. */

@@ -145,8 +145,37 @@ spool_scope_t *spool__scope_of_job(const spool__job_t *job);
  * counted, and noted for the timeline's record of the job. */
 void spool__scope_dropped(struct spool__worker *w);
 
+/* A scope with no body (group.c): opened on owner (NULL: a thread outside
+ * any pool) with parent as its parent scope, in pool (NULL: spawns run at
+ * once); closed, waiting for its jobs, by the same thread. */
+void spool__scope_open(spool_scope_t *s, spool_pool_t *pool, struct spool__worker *owner,
+                       bool fifo, spool_scope_t *parent);
+void spool__scope_close(spool_scope_t *s, spool_pool_t *pool, struct spool__worker *owner,
+                        bool fifo);
+
+/* Copying spawns (spawn_copy.c): the function of every job that holds a
+ * copy (arg is the copy's block), and what frees a copy whose job is
+ * dropped unrun. */
+void spool__copy_run(spool_scope_t *scope, void *arg);
+void spool__copy_drop(void *arg);
+
+/* A job of a cancelled scope, fn(arg), dropped unrun by w (NULL: a thread
+ * outside any pool): what it holds is freed, and the drop counted. */
+static inline void spool__scope_drop(struct spool__worker *w, spool_scope_fn fn, void *arg)
+{
+    if (fn == spool__copy_run)
+        spool__copy_drop(arg);
+    spool__scope_dropped(w);
+}
+
+/* fn(scope, arg), a spawn that could have no memory, run at once by the
+ * spawner w (NULL: outside any pool) instead (scope_spawn.c).  Returns 0. */
+int spool__scope_run_at_spawn(spool_scope_t *scope, struct spool__worker *w, spool_scope_fn fn,
+                              void *arg);
+
 /* Spawns that are not local (scope_spawn.c): counted on the latch when
- * made; a FIFO scope's local spawn.  0 or ENOMEM (or ECANCELED). */
+ * made; a FIFO scope's local spawn.  0 (run at once if no memory could be
+ * had). */
 int spool__scope_spawn_counted(spool_scope_t *scope, struct spool__worker *w, spool_scope_fn fn,
                                void *arg);
 int spool__scope_spawn_local_fifo(spool_scope_t *scope, struct spool__worker *w,

@@ -39,7 +39,7 @@ bool spool__scope_cancelled_slow(const spool_scope_t *s)
 void spool__scope_call_cold(spool__worker_t *w, spool_scope_t *scope, spool_scope_fn fn, void *arg)
 {
     if (spool__scope_dropping(scope)) {
-        spool__scope_dropped(w);
+        spool__scope_drop(w, fn, arg);
         return;
     }
     if (w == NULL) {

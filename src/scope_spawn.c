@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "scope.h"
+#include "test_hooks.h"
 
 #include "worker.h"
 
@@ -100,6 +101,8 @@ static spool__job_fifo_t *scope_fifo_of(spool_scope_t *s, spool__worker_t *w)
 {
     spool__job_fifo_t *f = s->fifos[w->index];
     if (f == NULL) {
+        if (spool__test_spawn_alloc_fails())
+            return NULL;
         f = spool__job_fifo_new(&scope_fifo_ops, s);
         s->fifos[w->index] = f;
     }
@@ -122,11 +125,13 @@ int spool__scope_spawn_counted(spool_scope_t *scope, spool__worker_t *w, spool_s
     if (cache != NULL && scope->fifo) {
         f = scope_fifo_of(scope, w); /* a call on it: no job block */
         if (f == NULL)
-            return ENOMEM;
+            return spool__scope_run_at_spawn(scope, w, fn, arg);
     } else {
-        job = spool__job_alloc(&pool->job_pool, cache);
+        job = SPOOL__UNLIKELY(spool__test_spawn_alloc_fails())
+                  ? NULL
+                  : spool__job_alloc(&pool->job_pool, cache);
         if (job == NULL)
-            return ENOMEM;
+            return spool__scope_run_at_spawn(scope, w, fn, arg);
         job->job.fn = (void (*)(void))fn;
         job->job.arg = arg;
         job->job.ctx = scope;
@@ -145,11 +150,13 @@ int spool__scope_spawn_counted(spool_scope_t *scope, spool__worker_t *w, spool_s
     if (err != 0) {
         if (job != NULL)
             spool__job_free(&pool->job_pool, cache, job);
+        /* The spawner's own count keeps the scope open across the set. */
         spool__count_latch_set(&scope->latch);
-    } else if (cache != NULL && scope->publish_spawns) {
-        spool__worker_publish(w);
+        return spool__scope_run_at_spawn(scope, w, fn, arg);
     }
-    return err;
+    if (cache != NULL && scope->publish_spawns)
+        spool__worker_publish(w);
+    return 0;
 }
 
 /* A FIFO spawn by the scope's own worker w while the scope takes local
@@ -160,11 +167,45 @@ int spool__scope_spawn_local_fifo(spool_scope_t *scope, spool__worker_t *w, spoo
 {
     spool__job_fifo_t *f = scope_fifo_of(scope, w);
     if (SPOOL__UNLIKELY(f == NULL))
-        return ENOMEM;
+        return spool__scope_run_at_spawn(scope, w, fn, arg);
     scope->local++; /* before the push: a publication by it counts this one */
     int err = spool__worker_push_fifo(w, f, (spool__fifo_fn_t)fn, arg, true);
-    if (SPOOL__UNLIKELY(err != 0))
+    if (SPOOL__UNLIKELY(err != 0)) {
         scope->local--;
-    return err;
+        return spool__scope_run_at_spawn(scope, w, fn, arg);
+    }
+    return 0;
+}
+
+/* No memory for the job: the serial elision, a valid schedule since a
+ * scope's jobs never wait for one another to start.  Counted, and recorded
+ * on the timeline as a job of its own (SPOOL__FROM_AT_SPAWN). */
+int spool__scope_run_at_spawn(spool_scope_t *scope, spool__worker_t *w, spool_scope_fn fn,
+                              void *arg)
+{
+    if (w == NULL || w->pool != scope->pool) { /* counted by the pool's workers only */
+        spool__scope_call(w, scope, fn, arg);
+        return 0;
+    }
+    atomic_store_explicit(&w->jobs_run_at_spawn,
+                          atomic_load_explicit(&w->jobs_run_at_spawn, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+#if SPOOL__TRACE_ENABLED
+    spool__trace_t *t = spool__trace_current(&w->pool->trace);
+    if (t != NULL) {
+        spool__trace_ring_t *ring = &t->rings[w->index];
+        unsigned depth = ring->depth++;
+        uint64_t t0 = spool__trace_now();
+        spool__scope_call(w, scope, fn, arg);
+        uint64_t t1 = spool__trace_now();
+        ring->depth = depth;
+        spool__trace_put(ring, t->capacity, t0, t1, spool__fn_bits((void (*)(void))fn),
+                         (uint64_t)(uintptr_t)arg,
+                         SPOOL__TRACE_INFO(SPOOL__TRACE_JOB, SPOOL__FROM_AT_SPAWN, 0, depth));
+        return 0;
+    }
+#endif
+    spool__scope_call(w, scope, fn, arg);
+    return 0;
 }
 

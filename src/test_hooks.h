@@ -20,4 +20,10 @@ int spool__test_fail_alloc(int nth);
 /* Called before each such allocation: true if it must fail. */
 int spool__test_alloc_fails(void);
 
+/* Makes every allocation of a scope spawn's memory (a job block, a spawn
+ * block, a FIFO, an argument copy) fail while armed. */
+void spool__test_fail_spawn_alloc(int armed);
+/* Called before each such allocation: true if it must fail. */
+int spool__test_spawn_alloc_fails(void);
+
 #endif

@@ -41,6 +41,8 @@ enum {
     SPOOL__FROM_STOLEN = 1,
     SPOOL__FROM_INJECTOR = 2,
     SPOOL__FROM_BROADCAST = 3,
+    /* A scope spawn run by its spawner at once, having no memory. */
+    SPOOL__FROM_AT_SPAWN = 4,
     /* Or-ed in: the job was a cancelled scope's, dropped unrun. */
     SPOOL__FROM_DROPPED = 8
 };

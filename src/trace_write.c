@@ -58,6 +58,9 @@ static void put_source(FILE *f, const spool__span_t *s)
     case SPOOL__FROM_BROADCAST:
         fputs("\"broadcast\"", f);
         break;
+    case SPOOL__FROM_AT_SPAWN:
+        fputs("\"run at its spawn (no memory for a job)\"", f);
+        break;
     default:
         fputs("\"own deque\"", f);
     }
@@ -264,7 +267,7 @@ static const char *const html_script[] = {
     "function at(mx,my){for(var i=0;i<rows.length;i++){var row=rows[i];if(my<row.y||my>=row.y+row.h)continue;\n",
     " var lane=Math.floor((my-row.y)/LANE),t=t0+(mx-LABEL)/(wid()-LABEL)*(t1-t0),best=null;\n",
     " D.workers[i].spans.forEach(function(s){if(s[6]==lane&&s[1]<=t&&t<=s[1]+s[2])best=s;});return best?{s:best,w:i}:null;}return null;}\n",
-    "var FROM=['own deque','stolen from worker ','injector','broadcast'];\n",
+    "var FROM=['own deque','stolen from worker ','injector','broadcast','run at its spawn (no memory)'];\n",
     "var drag=null;\n",
     "cv.addEventListener('mousedown',function(e){drag={x:e.offsetX,t0:t0,t1:t1};});\n",
     "window.addEventListener('mouseup',function(){drag=null;});\n",

@@ -108,3 +108,17 @@ int spool__test_alloc_fails(void)
         return 0;
     return atomic_fetch_sub_explicit(&fail_alloc_countdown, 1, memory_order_relaxed) == 1;
 }
+
+static atomic_int fail_spawn_alloc;
+
+void spool__test_fail_spawn_alloc(int armed)
+{
+    /* Relaxed: armed by a test before the spawns it watches are made and
+     * disarmed after they have run (a scope's end orders them). */
+    atomic_store_explicit(&fail_spawn_alloc, armed, memory_order_relaxed);
+}
+
+int spool__test_spawn_alloc_fails(void)
+{
+    return atomic_load_explicit(&fail_spawn_alloc, memory_order_relaxed);
+}

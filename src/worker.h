@@ -32,6 +32,7 @@ typedef struct spool__worker {
     spool__job_cache_t jobs;       /* recycled heap-job blocks */
     spool__block_cache_t blocks;   /* recycled spawn blocks */
     spool__block_cache_t task_blocks; /* recycled tasks */
+    spool__block_cache_t copy_blocks; /* recycled argument copies */
     spool__job_fifo_t fifo;        /* for detached spawn_fifo */
     /* Broadcasts for this worker (broadcast.c): pushed by any thread under
      * the pool's broadcast_lock, taken at the front by this worker alone. */
@@ -44,6 +45,8 @@ typedef struct spool__worker {
     spool__ctx_stack_t ctx;
     /* Scope jobs this worker dropped because their scope was cancelled. */
     atomic_ulong jobs_dropped; /* written by this worker only */
+    /* Scope spawns it ran at once, having no memory for a job. */
+    atomic_ulong jobs_run_at_spawn; /* written by this worker only */
     /* The timeline's depth of the job this worker dropped last (0: none),
      * so that the record of that job, and not of one it nests in, says so. */
     unsigned drop_level;

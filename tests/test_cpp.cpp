@@ -186,6 +186,70 @@ static void test_scope_exceptions(void **)
     assert_true(caught);
 }
 
+static void test_task_group(void **)
+{
+    // Small trivially copyable callables (copied into the job) and large
+    // ones (on the heap), from outside and on a worker, nested groups.
+    std::atomic<long> sum{0};
+    struct big {
+        long pad[16];
+    } b{};
+    b.pad[15] = 7;
+    auto body = [&] {
+        spool::task_group g;
+        for (long i = 0; i < 100; i++) {
+            g.run([&sum, i] { sum += i; });
+            g.run([&sum, b] { sum += b.pad[15]; });
+            g.run([&sum](spool::scope_ref s) {
+                spool::task_group inner;
+                inner.run([&sum] { sum += 1000; });
+                s.spawn([&sum] { sum += 1; }); // into the outer group
+            });
+        }
+        g.wait();
+    };
+    body();
+    assert_int_equal(sum.load(), 4950 + 100 * 7 + 100 * 1001);
+    sum = 0;
+    spool::pool two(2);
+    two.install(body);
+    assert_int_equal(sum.load(), 4950 + 100 * 7 + 100 * 1001);
+    // A FIFO group on one thread runs in order; wait() rethrows; the group
+    // takes jobs again after a wait; the destructor waits.
+    spool::pool one(1);
+    std::vector<int> order;
+    bool caught = false;
+    one.install([&] {
+        spool::task_group g(true);
+        for (int i = 0; i < 10; i++)
+            g.run([&order, i] { order.push_back(i); });
+        g.wait();
+        g.run([] { throw std::runtime_error("x"); });
+        try {
+            g.wait();
+        } catch (const std::runtime_error &) {
+            caught = true;
+        }
+        g.run([&order] { order.push_back(10); });
+    });
+    assert_true(caught);
+    assert_int_equal(order.size(), 11);
+    for (int i = 0; i < 11; i++)
+        assert_int_equal(order[i], i);
+    // Cancelled: run() throws ECANCELED.
+    spool::task_group g;
+    g.cancel();
+    assert_true(g.cancelled());
+    caught = false;
+    try {
+        g.run([] {});
+    } catch (const std::system_error &e) {
+        caught = e.code().value() == ECANCELED;
+    }
+    assert_true(caught);
+    g.wait();
+}
+
 static void test_parallel_for(void **)
 {
     std::vector<std::atomic<int>> hits(10000);
@@ -430,6 +494,7 @@ int main()
         {"test_join_exceptions (inline)", test_join_exceptions, use_join_inline, nullptr, nullptr},
         cmocka_unit_test(test_scope),
         cmocka_unit_test(test_scope_exceptions),
+        cmocka_unit_test(test_task_group),
         cmocka_unit_test(test_parallel_for),
         cmocka_unit_test(test_parallel_reduce),
         cmocka_unit_test(test_broadcast_and_pool),
