@@ -125,7 +125,8 @@ static void omp_stop(void)
 
 static int omp_run(const char *w, long n, bench_out_t *out)
 {
-    if (strcmp(w, "spawn-fifo") == 0 || strcmp(w, "sporadic") == 0 || strcmp(w, "wake") == 0)
+    if (strcmp(w, "spawn-fifo") == 0 || strcmp(w, "sporadic") == 0 || strcmp(w, "wake") == 0 ||
+        strchr(w, '/') != NULL)
         return -1;
     if (strcmp(w, "sort") == 0) {
         bench_sort_run(n, sort_in_region, out);

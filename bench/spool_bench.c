@@ -38,6 +38,10 @@ static const workload_t workloads[] = {
     {"fib", 32, 27, 20},
     {"spawn-lifo", 1000000, 100000, 1000},
     {"spawn-fifo", 1000000, 100000, 1000},
+    /* W2's spawns with a copied argument, and into a task group (spool) */
+    {"spawn-lifo/copy16", 1000000, 100000, 1000},
+    {"spawn-lifo/copy64", 1000000, 100000, 1000},
+    {"spawn-lifo/group", 1000000, 100000, 1000},
     {"nqueens", 12, 10, 8},
     {"sporadic", 2000, 200, 10},
     {"wake", 200, 40, 10},

@@ -82,25 +82,53 @@ static void tick(spool_scope_t *s, void *arg)
     atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed);
 }
 
+/* A copying spawn's job: its copy is read, as a real job's would be. */
+static void tick_copy(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    atomic_fetch_add_explicit(&counter, *(const unsigned char *)arg, memory_order_relaxed);
+}
+
+/* How the spawns are made: W2 itself, or its variants (spool only) with a
+ * copied argument of 16 or 64 bytes, or into a task group. */
+enum { SPAWN_PLAIN, SPAWN_COPY16, SPAWN_COPY64, SPAWN_GROUP };
+
 typedef struct spawn_args {
     long n;
-    int fifo;
+    int fifo, how;
 } spawn_args_t;
 
 static void spawn_n(spool_scope_t *s, void *arg)
 {
-    long n = ((spawn_args_t *)arg)->n;
-    for (long i = 0; i < n; i++)
+    const spawn_args_t *a = arg;
+    unsigned char block[64] = {1};
+    if (a->how == SPAWN_COPY16 || a->how == SPAWN_COPY64) {
+        size_t size = a->how == SPAWN_COPY16 ? 16 : 64;
+        for (long i = 0; i < a->n; i++)
+            spool_scope_spawn_copy(s, tick_copy, block, size);
+        return;
+    }
+    for (long i = 0; i < a->n; i++)
         spool_scope_spawn(s, tick, NULL);
 }
 
 static void spawn_in_scope(void *arg)
 {
     spawn_args_t *a = arg;
-    if (a->fifo)
+    if (a->how == SPAWN_GROUP) {
+        spool_group_t g;
+        if (a->fifo)
+            spool_group_init_fifo(&g);
+        else
+            spool_group_init(&g);
+        for (long i = 0; i < a->n; i++)
+            spool_group_spawn(&g, tick, NULL);
+        spool_group_wait(&g);
+    } else if (a->fifo) {
         spool_scope_fifo(spawn_n, a);
-    else
+    } else {
         spool_scope(spawn_n, a);
+    }
 }
 
 /* ---- W3 nqueens ------------------------------------------------------------- */
@@ -311,7 +339,12 @@ static int spool_run(const char *w, long n, bench_out_t *out)
         spool_pool_install(pool, fib, &t);
         out->result = t.result;
     } else if (strncmp(w, "spawn-", 6) == 0) {
-        spawn_args_t a = {n, strcmp(w, "spawn-fifo") == 0};
+        const char *variant = strchr(w, '/');
+        spawn_args_t a = {n, strncmp(w, "spawn-fifo", 10) == 0,
+                          variant == NULL                        ? SPAWN_PLAIN
+                          : strcmp(variant, "/copy16") == 0      ? SPAWN_COPY16
+                          : strcmp(variant, "/copy64") == 0      ? SPAWN_COPY64
+                                                                 : SPAWN_GROUP};
         atomic_store(&counter, 0);
         spool_pool_install(pool, spawn_in_scope, &a);
         out->result = atomic_load(&counter);

@@ -81,7 +81,6 @@ static void pool_free(spool_pool_t *pool, unsigned num_workers)
     pthread_mutex_destroy(&pool->broadcast_lock);
     spool__block_depot_destroy(&pool->blocks);
     spool__block_depot_destroy(&pool->task_blocks);
-    spool__block_depot_destroy(&pool->copy_blocks);
     spool__job_pool_destroy(&pool->job_pool);
     spool__injector_destroy(&pool->injector);
     spool__sleep_destroy(&pool->sleep);
@@ -147,11 +146,6 @@ static int pool_new(const spool_config_t *config, unsigned n, spool_pool_t **out
     err = spool__block_depot_init(&pool->blocks, n);
     if (err == 0) {
         err = spool__block_depot_init(&pool->task_blocks, n);
-        if (err == 0) {
-            err = spool__block_depot_init(&pool->copy_blocks, n);
-            if (err != 0)
-                spool__block_depot_destroy(&pool->task_blocks);
-        }
         if (err != 0)
             spool__block_depot_destroy(&pool->blocks);
     }
@@ -164,7 +158,6 @@ static int pool_new(const spool_config_t *config, unsigned n, spool_pool_t **out
     }
     err = pthread_mutex_init(&pool->broadcast_lock, NULL);
     if (err != 0) {
-        spool__block_depot_destroy(&pool->copy_blocks);
         spool__block_depot_destroy(&pool->task_blocks);
         spool__block_depot_destroy(&pool->blocks);
         spool__job_pool_destroy(&pool->job_pool);

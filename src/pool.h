@@ -39,7 +39,6 @@ struct spool_pool {
     spool__job_pool_t job_pool;     /* heap jobs (job_cache.h) */
     spool__block_depot_t blocks;    /* spare spawn blocks (block_cache.h) */
     spool__block_depot_t task_blocks; /* spare tasks (task.c) */
-    spool__block_depot_t copy_blocks; /* spare argument copies (spawn_copy.c) */
     struct spool__worker *workers;
     unsigned num_threads;
     /* Held while a broadcast is queued on every worker, so that concurrent

@@ -68,7 +68,7 @@ void spool__worker_destroy(spool__worker_t *w)
     spool__ctx_destroy(&w->ctx);
     spool__block_cache_drain(&w->blocks);
     spool__block_cache_drain(&w->task_blocks);
-    spool__block_cache_drain(&w->copy_blocks);
+    free(spool__copy_retire(&w->copies)); /* every copy was released: its jobs ran */
 }
 
 /* ---- finding work ------------------------------------------------------ */

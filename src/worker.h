@@ -17,6 +17,7 @@
 #include "deque.h"
 #include "job.h"
 #include "job_cache.h"
+#include "copy_arena.h"
 #include "job_fifo.h"
 #include "latch.h"
 #include "pool.h"
@@ -32,7 +33,7 @@ typedef struct spool__worker {
     spool__job_cache_t jobs;       /* recycled heap-job blocks */
     spool__block_cache_t blocks;   /* recycled spawn blocks */
     spool__block_cache_t task_blocks; /* recycled tasks */
-    spool__block_cache_t copy_blocks; /* recycled argument copies */
+    spool__copy_arena_t copies;    /* copying spawns' copies */
     spool__job_fifo_t fifo;        /* for detached spawn_fifo */
     /* Broadcasts for this worker (broadcast.c): pushed by any thread under
      * the pool's broadcast_lock, taken at the front by this worker alone. */

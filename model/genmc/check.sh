@@ -189,6 +189,10 @@ check lock_latch.c \
   lock-latch-set-relaxed \
   lock-latch-seen-relaxed
 
+check copy_arena.c \
+  rc11:copy-drop-relaxed \
+  copy-retire-miscounts
+
 # Every mutant of model/genmc/mutants is used by some client above.
 for m in $("$here/mutate.sh" --list); do
   case " ${runs[*]} " in
