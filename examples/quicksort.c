@@ -1,11 +1,14 @@
-/* Parallel quicksort with scopes: each partition spawns its two halves into
- * the scope; the scope returns when the whole array is sorted.
- * Usage: spool_example_quicksort [n] */
+/* Parallel quicksort, in the two styles of spawning: task groups (each
+ * partition opens a group, spawns the left half with a copy of its range,
+ * sorts the right half itself, and waits), and one scope for the whole
+ * sort (each partition spawns its left half into it).
+ * Usage: spool_example_quicksort [n] [group|scope] */
 #include <spool.h>
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define CUTOFF 2048 /* below this, sort sequentially */
 
@@ -51,42 +54,54 @@ static uint32_t *partition(uint32_t *lo, uint32_t *hi)
     }
 }
 
-static void sort_range(spool_scope_t *scope, void *arg)
+/* ---- the group style: spawns from the caller's own frame ---------------- */
+
+static void sort(uint32_t *lo, uint32_t *hi);
+
+static void sort_job(spool_scope_t *scope, void *arg)
 {
-    range_t *r = arg;
-    if (r->hi - r->lo <= CUTOFF) {
-        qsort(r->lo, (size_t)(r->hi - r->lo), sizeof *r->lo, compare_u32);
-        free(r);
-        return;
-    }
-    uint32_t *split = partition(r->lo, r->hi);
-    range_t *left = malloc(sizeof *left), *right = malloc(sizeof *right);
-    if (left == NULL || right == NULL) {
-        free(left);
-        free(right);
-        qsort(r->lo, (size_t)(r->hi - r->lo), sizeof *r->lo, compare_u32);
-    } else {
-        *left = (range_t){r->lo, split};
-        *right = (range_t){split, r->hi};
-        if (spool_scope_spawn(scope, sort_range, left) != 0)
-            sort_range(scope, left);
-        sort_range(scope, right);
-    }
-    free(r);
+    (void)scope;
+    const range_t *r = arg; /* the copy made at the spawn */
+    sort(r->lo, r->hi);
 }
 
-static void sort_body(spool_scope_t *scope, void *arg)
+/* As OpenMP's
+ *     #pragma omp taskgroup
+ *     { #pragma omp task firstprivate(lo, split)  sort(lo, split);
+ *       sort(split, hi); } */
+static void sort(uint32_t *lo, uint32_t *hi)
 {
-    range_t *whole = malloc(sizeof *whole);
-    if (whole == NULL)
-        abort();
-    *whole = *(range_t *)arg;
-    sort_range(scope, whole);
+    if (hi - lo <= CUTOFF) {
+        qsort(lo, (size_t)(hi - lo), sizeof *lo, compare_u32);
+        return;
+    }
+    uint32_t *split = partition(lo, hi);
+    spool_group_t g;
+    spool_group_init(&g);
+    range_t left = {lo, split};
+    spool_group_spawn_copy(&g, sort_job, &left, sizeof left); /* may run elsewhere */
+    sort(split, hi);                                          /* runs here */
+    spool_group_wait(&g);
+}
+
+/* ---- the scope style: one scope, a body, spawns that carry their range ---- */
+
+static void sort_range(spool_scope_t *scope, void *arg)
+{
+    range_t r = *(range_t *)arg;
+    while (r.hi - r.lo > CUTOFF) {
+        uint32_t *split = partition(r.lo, r.hi);
+        range_t left = {r.lo, split};
+        spool_scope_spawn_copy(scope, sort_range, &left, sizeof left);
+        r.lo = split; /* the right half: here, in the same scope */
+    }
+    qsort(r.lo, (size_t)(r.hi - r.lo), sizeof *r.lo, compare_u32);
 }
 
 int main(int argc, char **argv)
 {
     size_t n = argc > 1 ? strtoul(argv[1], NULL, 10) : 1000000;
+    int use_scope = argc > 2 && strcmp(argv[2], "scope") == 0;
     uint32_t *data = malloc(n * sizeof *data);
     if (data == NULL)
         return 1;
@@ -98,14 +113,18 @@ int main(int argc, char **argv)
         data[i] = (uint32_t)x;
     }
     range_t all = {data, data + n};
-    spool_scope(sort_body, &all); /* runs in the global pool */
+    if (use_scope)
+        spool_scope(sort_range, &all); /* runs in the global pool */
+    else
+        sort(data, data + n); /* from outside: the jobs go to the global pool */
     for (size_t i = 1; i < n; i++) {
         if (data[i - 1] > data[i]) {
             printf("NOT sorted at %zu\n", i);
             return 1;
         }
     }
-    printf("sorted %zu numbers on %u threads\n", n, spool_current_num_threads());
+    printf("sorted %zu numbers on %u threads (%s)\n", n, spool_current_num_threads(),
+           use_scope ? "one scope" : "task groups");
     free(data);
     return 0;
 }
