@@ -215,7 +215,7 @@ int bench_dp_seq(const char *w, bench_dp_t *d)
     /* The variants spool-bench runs do the same sequential work. */
     if (d->variant != NULL && !is(d->variant, "inside") && !is(d->variant, "fixed") &&
         !is(d->variant, "outer") && !is(d->variant, "static") && !is(d->variant, "dynamic") &&
-        !is(d->variant, "isolated"))
+        !is(d->variant, "isolated") && !is(d->variant, "caller"))
         return -1;
     size_t n = (size_t)d->n;
     if (strcmp(w, "triad") == 0) {
@@ -403,12 +403,21 @@ static void spool_inside(void *arg)
 int bench_dp_spool(const char *w, bench_dp_t *d)
 {
     const char *v = d->variant;
-    if (v != NULL && !(strcmp(w, "small-loops") == 0 && is(v, "inside")) &&
+    if (v != NULL && !(strcmp(w, "small-loops") == 0 && (is(v, "inside") || is(v, "caller"))) &&
         !(strcmp(w, "sum") == 0 && is(v, "fixed")) &&
         !(strcmp(w, "nested") == 0 && (is(v, "outer") || is(v, "isolated"))) &&
         !(strcmp(w, "triad") == 0 && is(v, "static")) &&
         !(strcmp(w, "mandelbrot") == 0 && is(v, "dynamic")))
         return -1; /* the other OpenMP schedules and oneTBB emulations have no spool form */
+    if (strcmp(w, "small-loops") == 0 && is(v, "caller")) {
+        /* outside, as a program calls it: spool_for from this thread, in
+         * the global pool (as many workers), this thread taking part */
+        spool_config_t c = {.num_threads = (unsigned)d->threads};
+        spool_global_init(&c); /* EALREADY after the warm-up: the same pool */
+        for (long k = 0; k < d->n; k++)
+            spool_for(0, BENCH_DP_SMALL_LEN, NULL, small_body, d->a);
+        return 0;
+    }
     if (strcmp(w, "small-loops") == 0 && v == NULL) {
         /* outside: every call from this thread, outside the pool */
         for (long k = 0; k < d->n; k++)

@@ -55,6 +55,7 @@ static const workload_t workloads[] = {
     {"mandelbrot/dynamic", 384, 64, 16},
     {"small-loops", 200000, 2000, 100},
     {"small-loops/inside", 200000, 2000, 100},
+    {"small-loops/caller", 200000, 2000, 100},
     {"sum", 16777216, 262144, 65536},
     {"sum/fixed", 16777216, 262144, 65536},
     {"nested", 20000, 2000, 256},

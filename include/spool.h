@@ -397,17 +397,31 @@ SPOOL_API int spool_pool_spawn(spool_pool_t *pool, spool_fn fn, void *arg);
 SPOOL_API int spool_pool_spawn_fifo(spool_pool_t *pool, spool_fn fn, void *arg);
 
 /*
- * spool_current_thread_index: the calling worker's index in its pool.
+ * spool_current_thread_index: the calling worker's index in its pool.  A
+ * thread outside any pool that runs a join, loop, scope, isolation or task
+ * group in the global pool works as that pool's extra worker while the
+ * call lasts, if no other thread does (the global pool's caller slot:
+ * see spool_current_num_threads); its index is then the pool's number of
+ * workers, here and in the jobs it runs.
  * Threads: any.
- * Returns: 0 .. num_threads-1 on a worker; -1 on a thread outside any pool.
+ * Returns: 0 .. spool_current_num_threads()-1 on a worker (or the caller
+ * slot's holder); -1 on a thread outside any pool.
  */
 SPOOL_API int spool_current_thread_index(void);
 
 /*
- * spool_current_num_threads: the size of the calling worker's pool, or
- * outside any pool of the global pool (started if need be).
+ * spool_current_num_threads: how many threads may run the current pool's
+ * jobs at once (the global pool's, from outside any pool, started if need
+ * be): its workers, and for the global pool one more, the caller slot.
+ * The global pool lends that slot to one outside thread at a time that
+ * runs a join, loop, scope, isolation or task group there, unless its
+ * config (spool_global_init) sets a stack size or a start handler; the
+ * other outside callers hand their work to a worker and wait.  Every
+ * index spool_current_thread_index gives is below this count.  Broadcasts
+ * run on the workers only: use the num_threads they pass, not this.
  * Threads: any.
- * Returns: the number of workers; 1 if the global pool cannot be started.
+ * Returns: that count (explicit pools: their number of workers); 1 if the
+ * global pool cannot be started.
  */
 SPOOL_API unsigned spool_current_num_threads(void);
 
@@ -698,8 +712,9 @@ typedef struct spool_worker_stats {
  * bytes: pass sizeof *out, so that a newer library with more counters
  * writes only those the caller knows (and an older one zeroes the rest).
  * Threads: any.
- * Returns: 0; EINVAL if pool or out is NULL, index >= the pool's size, or
- * out_size is smaller than one counter; ENOTSUP if spool was built without
+ * Returns: 0; EINVAL if pool or out is NULL, index is not one its jobs run
+ * on (its workers', and the caller slot's in the global pool), or out_size
+ * is smaller than one counter; ENOTSUP if spool was built without
  * SPOOL_STATS.
  */
 SPOOL_API int spool_pool_stats(const spool_pool_t *pool, unsigned index, spool_worker_stats_t *out,

@@ -13,14 +13,16 @@
 #    -DNO_BCAST_FINAL_CHECK with a broadcast): spin must find the lost
 #    wake-up, else the model is too weak to trust;
 #  - the isolated waiter's sleep (model/isolate.pml): as built, and with
-#    each of its deliberate bugs, which spin must find.
+#    each of its deliberate bugs, which spin must find;
+#  - the caller slot's hand-over (model/caller.pml): as built, and with each
+#    of its deliberate bugs, which spin must find.
 # Usage: model/check.sh [WORKDIR]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 work=${1:-$(mktemp -d)}
 mkdir -p "$work"
 cd "$work"
-cp "$here/sleep.pml" "$here/lock_latch.pml" "$here/isolate.pml" .
+cp "$here/sleep.pml" "$here/lock_latch.pml" "$here/isolate.pml" "$here/caller.pml" .
 model=sleep.pml
 
 verify() { # $1: name, $2: spin -D flags; prints pan's summary, leaves it in pan.out
@@ -85,4 +87,15 @@ if [ "$errors" = 0 ] || ! grep -q 'assertion violated' pan.out; then
   echo "model: FAILED: spin found no job of another region taken with -DISO_TAKES_ANY"
   exit 1
 fi
+# The caller slot's hand-over (caller.md): one holder at a time, every job
+# of a holder run once, nothing left when it goes.
+model=caller.pml
+as_built "as built" ""
+for bug in CLAIM_NOT_ATOMIC NO_DRAIN LEAVE_EARLY; do
+  verify "with -D$bug" "-D$bug"
+  if [ "$errors" = 0 ] || ! grep -q 'assertion violated' pan.out; then
+    echo "model: FAILED: spin found no error in caller.pml with -D$bug"
+    exit 1
+  fi
+done
 echo "model: all checks passed"

@@ -91,7 +91,7 @@ spool_pool_t *spool__global_pool(void)
     pthread_mutex_lock(&global_lock);
     pool = atomic_load_explicit(&global_pool, memory_order_relaxed);
     if (pool == NULL && !global_failed) {
-        if (spool_pool_create(NULL, &pool) == 0) {
+        if (spool__pool_create(NULL, true, &pool) == 0) {
             /* Release pairs with the acquire load above. */
             atomic_store_explicit(&global_pool, pool, memory_order_release);
             global_pool_started(pool);
@@ -108,7 +108,7 @@ int spool_global_init(const spool_config_t *config)
     int err = EALREADY;
     if (atomic_load_explicit(&global_pool, memory_order_relaxed) == NULL) {
         spool_pool_t *pool;
-        err = spool_pool_create(config, &pool);
+        err = spool__pool_create(config, true, &pool);
         if (err == 0) {
             /* Release pairs with the acquire load in spool__global_pool. */
             atomic_store_explicit(&global_pool, pool, memory_order_release);
@@ -130,7 +130,7 @@ unsigned spool_current_num_threads(void)
 {
     spool__worker_t *w = spool__current_worker();
     if (w != NULL)
-        return w->pool->num_threads;
+        return w->pool->num_slots;
     spool_pool_t *global = spool__global_pool();
-    return global != NULL ? global->num_threads : 1;
+    return global != NULL ? global->num_slots : 1;
 }

@@ -1,8 +1,10 @@
 /* Task groups: spool_group_*, a scope that lives in the caller's frame and
  * is opened and closed by the caller instead of running a body.  On a
  * worker it is the same scope a body would run in (local spawn blocks,
- * credits, its end run by the same worker); outside any pool it is an
- * in-place scope of the global pool, its waiter blocking on a lock latch. */
+ * credits, its end run by the same worker).  Outside any pool the opener
+ * takes the global pool's caller slot (caller.h) and is that worker until
+ * its wait returns; if the slot is held, the group is an in-place scope of
+ * the global pool, its waiter blocking on a lock latch. */
 #include <pthread.h>
 #include <stdalign.h>
 #include <stdint.h>
@@ -10,6 +12,7 @@
 
 #include "scope.h"
 
+#include "caller.h"
 #include "global.h"
 #include "worker.h"
 
@@ -23,6 +26,7 @@ typedef struct group_state {
     uint32_t open;          /* GROUP_OPEN while open */
     bool fifo;
     bool entered; /* the owner's context entry for the group was pushed */
+    bool caller;  /* opened outside: the opener holds the global pool's caller slot */
 } group_state_t;
 
 _Static_assert(sizeof(group_state_t) <= sizeof(spool_group_t),
@@ -52,7 +56,18 @@ static void group_init(spool_group_t *group, bool fifo, const char *name)
     g->thread = pthread_self();
     g->fifo = fifo;
     g->entered = false;
+    g->caller = false;
     g->open = GROUP_OPEN;
+    if (w == NULL) {
+        /* From outside: the opener works as the global pool's caller until
+         * its wait returns, if the slot is free (caller.h). */
+        spool_pool_t *global = spool__global_pool();
+        if (global != NULL) {
+            w = spool__caller_enter(global, (spool__context_t){spool__outside_scope, 0});
+            g->owner = w;
+            g->caller = w != NULL;
+        }
+    }
     if (w != NULL) {
         g->pool = w->pool;
         spool__scope_open(&g->scope, g->pool, w, fifo, w->ctx.top.scope);
@@ -112,6 +127,8 @@ void spool_group_wait(spool_group_t *group)
         spool__scope_close(&g->scope, g->pool, w, g->fifo);
         if (g->entered)
             spool__ctx_pop(&w->ctx);
+        if (g->caller)
+            spool__caller_leave(w);
     } else {
         if (spool__outside_scope != &g->scope)
             group_abort("spool_group_wait",

@@ -2,6 +2,7 @@
  * spool_pool_install (a job run on a worker while the caller waits). */
 #include "pool.h"
 
+#include "caller.h"
 #include "scope.h"
 #include "worker.h"
 
@@ -61,14 +62,22 @@ bool spool__install_describe(const spool__job_t *job, spool__job_info_t *info)
     return true;
 }
 
+int spool__pool_run_root(spool_pool_t *pool, spool_fn fn, void *arg)
+{
+    if (spool__current_worker() == NULL &&
+        spool__caller_run(pool, fn, arg, (spool__context_t){spool__outside_scope, 0}))
+        return 0;
+    return spool__pool_run_in_worker(pool, fn, arg);
+}
+
 int spool__pool_run_in_worker(spool_pool_t *pool, spool_fn fn, void *arg)
 {
+    spool__worker_t *w = spool__current_worker();
     int err = spool__pool_add_work_external(pool);
     if (err != 0)
         return err;
     install_job_t job = {
         .base.execute = install_job_execute, .fn = fn, .arg = arg};
-    spool__worker_t *w = spool__current_worker();
     if (w != NULL) {
         job.made_in = w->ctx.top;
         job.from_worker = true;

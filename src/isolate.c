@@ -61,7 +61,7 @@ void spool_isolate(spool_fn fn, void *arg)
     }
     spool_pool_t *global = spool__global_pool();
     isolate_call_t call = {fn, arg};
-    if (global != NULL && spool__pool_run_in_worker(global, isolate_in_worker, &call) == 0)
+    if (global != NULL && spool__pool_run_root(global, isolate_in_worker, &call) == 0)
         return;
     fn(arg); /* no pool: the caller is the only thread there is */
 }
@@ -141,7 +141,7 @@ static spool__job_t *find_in_region(spool__worker_t *w, uint64_t r, unsigned *fr
         *from = SPOOL__FROM_INJECTOR;
         return job;
     }
-    unsigned n = pool->num_threads;
+    unsigned n = pool->num_slots; /* the caller slot's deque too */
     for (int sweep = 0; sweep < 2; sweep++) {
         bool retry = false;
         for (unsigned k = 0; k < n; k++) {
@@ -181,7 +181,7 @@ static bool region_has_work(void *arg)
     const region_check_t *c = arg;
     spool__worker_t *w = c->w;
     spool_pool_t *pool = w->pool;
-    for (unsigned v = 0; v < pool->num_threads; v++) {
+    for (unsigned v = 0; v < pool->num_slots; v++) {
         spool__deque_t *d = &pool->workers[v].deque;
         /* Acquire pairs with the owner's release store of split: its
          * context entries for the job at top are visible. */

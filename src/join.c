@@ -139,7 +139,7 @@ static JOIN_COLD void join_cold(spool_fn a, void *arg_a, spool_fn b, void *arg_b
         join_null();
     join_args_t args = {.a = a, .b = b, .arg_a = arg_a, .arg_b = arg_b};
     spool_pool_t *global = spool__global_pool();
-    if (global == NULL || spool__pool_run_in_worker(global, join_in_worker, &args) != 0) {
+    if (global == NULL || spool__pool_run_root(global, join_in_worker, &args) != 0) {
         /* No pool to run in: the caller does the work itself. */
         a(arg_a);
         b(arg_b);

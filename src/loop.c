@@ -185,7 +185,7 @@ static void run_loop(loop_t *l, size_t begin, size_t end, void *acc)
         return;
     }
     spool_pool_t *global = spool__global_pool();
-    if (global != NULL && spool__pool_run_in_worker(global, run_root, &root) == 0)
+    if (global != NULL && spool__pool_run_root(global, run_root, &root) == 0)
         return;
     run_root(&root); /* no pool: every join runs both halves here */
 }

@@ -92,7 +92,7 @@ void spool__pool_unref(spool_pool_t *pool)
 {
     /* Acq_rel: the last one out sees every other holder's use finished. */
     if (atomic_fetch_sub_explicit(&pool->refs, 1, memory_order_acq_rel) == 1)
-        pool_free(pool, pool->num_threads);
+        pool_free(pool, pool->num_threads + 1);
 }
 
 /* ---- creation and destruction ------------------------------------------ */
@@ -120,12 +120,13 @@ static int resolve_num_threads(const spool_config_t *config, unsigned *out)
     return 0;
 }
 
-static int pool_new(const spool_config_t *config, unsigned n, spool_pool_t **out)
+static int pool_new(const spool_config_t *config, unsigned n, bool lend_slot, spool_pool_t **out)
 {
     spool_pool_t *pool = aligned_zalloc(sizeof *pool);
     if (pool == NULL)
         return ENOMEM;
-    int err = spool__sleep_init(&pool->sleep, n);
+    /* n workers and the caller slot, which is not idle while free. */
+    int err = spool__sleep_init(&pool->sleep, n + 1, n);
     if (err != 0) {
         free(pool);
         return err;
@@ -166,12 +167,13 @@ static int pool_new(const spool_config_t *config, unsigned n, spool_pool_t **out
         free(pool);
         return err;
     }
-    pool->workers = aligned_zalloc(n * sizeof *pool->workers);
+    /* The workers, and the caller slot's (index n: caller.h). */
+    pool->workers = aligned_zalloc((n + 1) * sizeof *pool->workers);
     if (pool->workers == NULL) {
         pool_free(pool, 0);
         return ENOMEM;
     }
-    for (unsigned i = 0; i < n; i++) {
+    for (unsigned i = 0; i <= n; i++) {
         err = spool__worker_init(&pool->workers[i], pool, i);
         if (err != 0) {
             pool_free(pool, i);
@@ -179,6 +181,12 @@ static int pool_new(const spool_config_t *config, unsigned n, spool_pool_t **out
         }
     }
     pool->num_threads = n;
+    /* The global pool lends its slot, unless its workers' stacks have a
+     * size of their own or its threads a start handler: then its roots stay
+     * on threads made and set up for them. */
+    pool->caller_slot = lend_slot && config->stack_size == 0 && config->start_handler == NULL;
+    pool->num_slots = pool->caller_slot ? n + 1 : n;
+    atomic_init(&pool->caller_taken, 0);
     atomic_init(&pool->lifecycle, 1);
     atomic_init(&pool->refs, 1);
     pool->stack_size = config->stack_size;
@@ -191,12 +199,12 @@ static int pool_new(const spool_config_t *config, unsigned n, spool_pool_t **out
     const char *places = config->places != NULL ? config->places : getenv("SPOOL_PLACES");
     err = spool__places_parse(places, &pool->cpus, &pool->num_cpus);
     if (err != 0) {
-        pool_free(pool, n);
+        pool_free(pool, n + 1);
         return err;
     }
     err = spool__trace_init(pool);
     if (err != 0) {
-        pool_free(pool, n);
+        pool_free(pool, n + 1);
         return err;
     }
     pool->trace_ready = true;
@@ -258,6 +266,11 @@ static int read_config(const spool_config_t *in, spool_config_t *out)
 
 int spool_pool_create(const spool_config_t *user_config, spool_pool_t **out)
 {
+    return spool__pool_create(user_config, false, out);
+}
+
+int spool__pool_create(const spool_config_t *user_config, bool lend_slot, spool_pool_t **out)
+{
     if (out == NULL)
         return EINVAL;
     spool__register_atfork();
@@ -271,12 +284,12 @@ int spool_pool_create(const spool_config_t *user_config, spool_pool_t **out)
     if (err != 0)
         return err;
     spool_pool_t *pool;
-    err = pool_new(config, n, &pool);
+    err = pool_new(config, n, lend_slot, &pool);
     if (err != 0)
         return err;
     err = start_workers(pool);
     if (err != 0) {
-        pool_free(pool, n);
+        pool_free(pool, n + 1);
         return err;
     }
     *out = pool;
@@ -321,7 +334,7 @@ unsigned spool_pool_num_threads(const spool_pool_t *pool)
 int spool_pool_stats(const spool_pool_t *pool, unsigned index, spool_worker_stats_t *out,
                      size_t out_size)
 {
-    if (pool == NULL || out == NULL || index >= pool->num_threads ||
+    if (pool == NULL || out == NULL || index >= pool->num_slots ||
         out_size < sizeof out->jobs_executed)
         return EINVAL;
 #ifdef SPOOL_STATS

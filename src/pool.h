@@ -39,8 +39,13 @@ struct spool_pool {
     spool__job_pool_t job_pool;     /* heap jobs (job_cache.h) */
     spool__block_depot_t blocks;    /* spare spawn blocks (block_cache.h) */
     spool__block_depot_t task_blocks; /* spare tasks (task.c) */
-    struct spool__worker *workers;
-    unsigned num_threads;
+    struct spool__worker *workers; /* num_threads + 1: the last is the caller slot's */
+    unsigned num_threads;          /* workers (threads of the pool's own) */
+    /* Indices a job may run on: the workers, and num_threads for the
+     * caller slot if it is lent (caller.h). */
+    unsigned num_slots;
+    bool caller_slot;
+    SPOOL__ALIGNED atomic_int caller_taken; /* 1 while a caller holds the slot */
     /* Held while a broadcast is queued on every worker, so that concurrent
      * broadcasts reach all workers in one order. */
     pthread_mutex_t broadcast_lock;
@@ -77,6 +82,10 @@ static inline int spool__pool_check_fork(const spool_pool_t *pool)
                : ENOTRECOVERABLE;
 }
 
+/* spool_pool_create; lend_slot: outside callers may take part in the
+ * pool's work (caller.h; the global pool). */
+int spool__pool_create(const spool_config_t *config, bool lend_slot, spool_pool_t **out);
+
 /* Registers the fork handlers (global.c), once per process. */
 void spool__register_atfork(void);
 
@@ -102,6 +111,10 @@ int spool__pool_inject(spool_pool_t *pool, spool__job_t *job);
 /* Runs fn(arg) on a worker of pool and waits for it; the caller is not one
  * of pool's workers.  0, or ECANCELED if pool is being destroyed. */
 int spool__pool_run_in_worker(spool_pool_t *pool, spool_fn fn, void *arg);
+/* As spool__pool_run_in_worker, for a root of the global pool (a join, loop,
+ * scope or isolation from outside): the caller runs fn itself as the pool's
+ * caller if it is outside any pool and the slot is free (caller.h). */
+int spool__pool_run_root(spool_pool_t *pool, spool_fn fn, void *arg);
 /* A spool__injector_keep_fn: is job an install made by a worker of another
  * pool? */
 bool spool__install_from_worker(const spool__job_t *job, const void *unused);

@@ -30,7 +30,7 @@ static SPOOL__ALWAYS_INLINE void scope_init(spool_scope_t *s, spool_pool_t *pool
     s->local = 0;
     s->open_block = NULL; /* open_index is read only while this is set */
     if (s->fifo) {
-        s->fifos = calloc(pool->num_threads, sizeof *s->fifos);
+        s->fifos = calloc(pool->num_slots, sizeof *s->fifos);
         if (s->fifos == NULL)
             s->fifo = false; /* out of memory: still correct, in LIFO order */
     }
@@ -75,7 +75,7 @@ static SPOOL__ALWAYS_INLINE void scope_complete(spool_scope_t *s, spool_pool_t *
     spool__count_latch_wait(&s->latch, owner);
     if (fifo && s->fifos != NULL) {
         /* Every job has run, so every ticket has been spent and freed. */
-        for (unsigned i = 0; i < pool->num_threads; i++) {
+        for (unsigned i = 0; i < pool->num_slots; i++) {
             if (s->fifos[i] != NULL)
                 spool__job_fifo_delete(s->fifos[i]);
         }
@@ -157,7 +157,7 @@ static SPOOL__NOINLINE void scope_outside_pool(spool_scope_fn body, void *arg, b
 {
     spool_pool_t *global = spool__global_pool();
     scope_call_t call = {.body = body, .arg = arg, .fifo = fifo, .parent = spool__outside_scope};
-    if (global != NULL && spool__pool_run_in_worker(global, scope_in_worker, &call) == 0)
+    if (global != NULL && spool__pool_run_root(global, scope_in_worker, &call) == 0)
         return;
     run_scope(NULL, NULL, body, arg, fifo, false, NULL);
 }

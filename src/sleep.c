@@ -7,7 +7,7 @@
 #include <sched.h>
 #include <stdlib.h>
 
-int spool__sleep_init(spool__sleep_t *s, unsigned num_workers)
+int spool__sleep_init(spool__sleep_t *s, unsigned num_workers, unsigned num_idle)
 {
     s->workers = aligned_alloc(SPOOL__CACHE_LINE, num_workers * sizeof *s->workers);
     if (s->workers == NULL)
@@ -30,8 +30,9 @@ int spool__sleep_init(spool__sleep_t *s, unsigned num_workers)
     }
     s->num_workers = num_workers;
     atomic_init(&s->isolated_sleepers, 0);
-    /* Every worker idle until its thread runs (sleep.md). */
-    atomic_init(&s->counters, (uint64_t)num_workers << SPOOL__INACTIVE_SHIFT);
+    /* Every worker idle until its thread runs (sleep.md); the caller slot
+     * is not: it counts only while a caller holds it and searches. */
+    atomic_init(&s->counters, (uint64_t)num_idle << SPOOL__INACTIVE_SHIFT);
     return 0;
 }
 

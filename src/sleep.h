@@ -79,8 +79,9 @@ typedef struct spool__idle_state {
     size_t ring_capacity;
 } spool__idle_state_t;
 
-/* Returns 0 or an errno value. */
-int spool__sleep_init(spool__sleep_t *s, unsigned num_workers);
+/* For num_workers sleepers (workers and the caller slot), the first
+ * num_idle of them counted idle until they start.  0 or an errno value. */
+int spool__sleep_init(spool__sleep_t *s, unsigned num_workers, unsigned num_idle);
 void spool__sleep_destroy(spool__sleep_t *s);
 
 /* The worker starts searching: it becomes inactive.  counted: it is

@@ -121,7 +121,7 @@ static int trace_start_locked(spool_pool_t *pool, size_t records_per_worker)
     if (atomic_load_explicit(&s->current, memory_order_relaxed) != NULL)
         return EALREADY;
     pthread_once(&clock_once, choose_clock);
-    spool__trace_t *t = trace_new(pool->num_threads, records_per_worker);
+    spool__trace_t *t = trace_new(pool->num_slots, records_per_worker);
     if (t == NULL)
         return ENOMEM;
     clock_pair(&t->start_ticks, &t->start_ns);
@@ -210,7 +210,10 @@ static int snapshot(spool_pool_t *pool, spool__trace_t *t, spool__snapshot_t *sn
         uint64_t limit = t->stopped ? t->stop_written[i] : UINT64_MAX;
         ws->count = spool__trace_ring_copy(&t->rings[i], t->capacity, limit, copy, &ws->recorded);
         ws->lost = ws->recorded - ws->count;
-        snprintf(ws->name, sizeof ws->name, "%s-%u", pool->thread_name, i);
+        if (i == pool->num_threads) /* the caller slot's row */
+            snprintf(ws->name, sizeof ws->name, "%s-caller", pool->thread_name);
+        else
+            snprintf(ws->name, sizeof ws->name, "%s-%u", pool->thread_name, i);
         for (size_t k = 0; k < ws->count; k++) {
             spool__span_t *sp = &ws->spans[k];
             sp->start = copy[k].start;

@@ -98,7 +98,7 @@ static SPOOL__NOINLINE bool enter_context(spool__worker_t *w, spool__context_t x
 static spool__job_t *steal(spool__worker_t *w, unsigned *from_victim, bool *entered)
 {
     spool_pool_t *pool = w->pool;
-    unsigned n = pool->num_threads;
+    unsigned n = pool->num_slots; /* the caller slot's deque too */
     if (n <= 1)
         return NULL;
     unsigned start = (unsigned)(next_random(w) % n);
@@ -202,7 +202,7 @@ static bool jobs_left(spool__worker_t *w)
     spool_pool_t *pool = w->pool;
     if (spool__injector_len_hint(&pool->injector) > 0)
         return true;
-    for (unsigned i = 0; i < pool->num_threads; i++)
+    for (unsigned i = 0; i < pool->num_slots; i++)
         if (i != w->index && spool__deque_has_public(&pool->workers[i].deque))
             return true;
     return false;

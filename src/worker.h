@@ -51,6 +51,9 @@ typedef struct spool__worker {
     /* The timeline's depth of the job this worker dropped last (0: none),
      * so that the record of that job, and not of one it nests in, says so. */
     unsigned drop_level;
+    /* The caller slot's worker: its holder entered a context on arrival
+     * (caller.c), to leave when it goes. */
+    bool caller_entered;
     pthread_t thread;
 #ifdef SPOOL_STATS
     struct { /* written by this worker only */

@@ -61,7 +61,7 @@ static void test_unstarted_workers_count_as_idle(void **state)
 {
     (void)state;
     spool__sleep_t s;
-    assert_int_equal(spool__sleep_init(&s, 3), 0);
+    assert_int_equal(spool__sleep_init(&s, 3, 3), 0);
     uint64_t c = atomic_load(&s.counters);
     assert_int_equal(spool__counters_inactive(c), 3);
     assert_int_equal(spool__counters_sleeping(c), 0);

@@ -7,13 +7,16 @@
  * nested up to
  * depth 30, on pools of 1, 2, 8 and 64 threads (on a 2-core machine); 8
  * outside threads submitting at once while pools are created and destroyed;
- * 500,000 joins submitted from outside into a 2-thread pool; bursts of work
+ * 500,000 joins submitted from outside into a 2-thread pool; 4 outside
+ * threads running joins, isolations, scopes and task groups in the global
+ * pool, its caller slot changing hands between them; bursts of work
  * after idle gaps long enough for every worker to fall asleep, posted from
  * workers, from outside and by setting latches.  Every node checks that it
  * ran exactly once; totals are checked exactly.
  *
  * Counts (environment): SPOOL_TEST_MIX_ROUNDS, SPOOL_TEST_OUTSIDE_JOINS,
- * SPOOL_TEST_BURSTS; SPOOL_TEST_SCALE multiplies them all. */
+ * SPOOL_TEST_BURSTS, SPOOL_TEST_SLOT_ROUNDS; SPOOL_TEST_SCALE multiplies
+ * them all. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -465,6 +468,91 @@ static void test_outside_submitters_and_churn(void **state)
     destroy_pools_and_check();
 }
 
+/* ---- outside roots in the global pool: the caller slot changing hands --- */
+
+static atomic_long slot_jobs;
+
+static void slot_leaf(spool_scope_t *scope, void *arg)
+{
+    (void)scope;
+    atomic_fetch_add(&slot_jobs, *(const int *)arg);
+}
+
+static void slot_part(void *ctx, size_t b, size_t e)
+{
+    (void)ctx;
+    atomic_fetch_add(&slot_jobs, (long)(e - b));
+}
+
+static void slot_scope_body(spool_scope_t *scope, void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 20; i++) {
+        int one = 1;
+        if (spool_scope_spawn_copy(scope, slot_leaf, &one, sizeof one) != 0)
+            abort();
+    }
+    spool_for(0, 100, &(spool_for_opts_t){.max_len = 7}, slot_part, NULL);
+}
+
+static void slot_isolated(void *arg)
+{
+    fib_join(arg);
+}
+
+static void *outside_roots(void *arg)
+{
+    unsigned long rounds = *(unsigned long *)arg;
+    for (unsigned long r = 0; r < rounds; r++) {
+        fib_task_t t = {12 + (unsigned)(r % 5), 0};
+        switch (r % 4) {
+        case 0:
+            fib_join(&t);
+            break;
+        case 1:
+            spool_isolate(slot_isolated, &t);
+            break;
+        case 2:
+            spool_scope(slot_scope_body, NULL);
+            fib_join(&t);
+            break;
+        default: {
+            spool_group_t g;
+            spool_group_init(&g);
+            for (int i = 0; i < 20; i++) {
+                int one = 1;
+                if (spool_group_spawn_copy(&g, slot_leaf, &one, sizeof one) != 0)
+                    abort();
+            }
+            fib_join(&t); /* on the slot's worker, if the group took it */
+            spool_group_wait(&g);
+            break;
+        }
+        }
+        if (t.result != fib_expected(t.n))
+            abort();
+    }
+    return NULL;
+}
+
+static void test_outside_roots_in_global_pool(void **state)
+{
+    (void)state;
+    enum { OUTSIDE = 4 };
+    unsigned long rounds = test_iters("SPOOL_TEST_SLOT_ROUNDS", 2000);
+    atomic_store(&slot_jobs, 0);
+    pthread_t t[OUTSIDE];
+    for (int i = 0; i < OUTSIDE; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, outside_roots, &rounds), 0);
+    for (int i = 0; i < OUTSIDE; i++)
+        pthread_join(t[i], NULL);
+    /* Rounds 2 and 3 of every 4: 120 and 20 counts. */
+    long per = 0;
+    for (unsigned long r = 0; r < rounds; r++)
+        per += r % 4 == 2 ? 120 : r % 4 == 3 ? 20 : 0;
+    assert_int_equal(atomic_load(&slot_jobs), OUTSIDE * per);
+}
+
 /* ---- rayon's join_counter_overflow: many joins from outside ------------- */
 
 typedef struct pair_counts {
@@ -573,6 +661,7 @@ int main(void)
         cmocka_unit_test(test_random_mix),
         cmocka_unit_test(test_outside_submitters_and_churn),
         cmocka_unit_test(test_outside_joins),
+        cmocka_unit_test(test_outside_roots_in_global_pool),
         cmocka_unit_test(test_bursts_after_idle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

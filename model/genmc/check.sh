@@ -193,6 +193,10 @@ check copy_arena.c \
   rc11:copy-drop-relaxed \
   copy-retire-miscounts
 
+check caller_slot.c \
+  caller-claim-relaxed \
+  caller-release-relaxed
+
 # Every mutant of model/genmc/mutants is used by some client above.
 for m in $("$here/mutate.sh" --list); do
   case " ${runs[*]} " in
