@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "caller.h"
 #include "global.h"
 #include "test_util.h"
 
@@ -281,6 +282,47 @@ static void test_own_stacks_not_lent(void **state)
     assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* ---- destroy while an outside caller holds the slot: it waits ---------- */
+
+typedef struct holder {
+    spool_pool_t *pool;
+    atomic_bool inside, done;
+} holder_t;
+
+static void hold_a_while(void *arg)
+{
+    holder_t *h = arg;
+    atomic_store(&h->inside, true);
+    test_sleep_ms(100);
+    atomic_store(&h->done, true);
+}
+
+static void *hold_slot(void *arg)
+{
+    holder_t *h = arg;
+    if (!spool__caller_run(h->pool, hold_a_while, h, (spool__context_t){NULL, 0}))
+        abort();
+    return NULL;
+}
+
+static void test_destroy_waits_for_the_holder(void **state)
+{
+    (void)state;
+    /* A pool that lends its slot, as the global pool does (which no
+     * caller can destroy). */
+    holder_t h = {0};
+    spool_config_t c = {.num_threads = 1};
+    assert_int_equal(spool__pool_create(&c, true, &h.pool), 0);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, hold_slot, &h), 0);
+    for (int ms = 0; ms < 10000 && !atomic_load(&h.inside); ms++)
+        test_sleep_ms(1);
+    assert_true(atomic_load(&h.inside));
+    assert_int_equal(spool_pool_destroy(h.pool), 0);
+    assert_true(atomic_load(&h.done)); /* destroy returned after the holder left */
+    pthread_join(t, NULL);
+}
+
 int main(void)
 {
     spool_config_t c = {.num_threads = 1};
@@ -294,6 +336,7 @@ int main(void)
         cmocka_unit_test(test_group_outside_takes_slot),
         cmocka_unit_test(test_install_from_the_slot),
         cmocka_unit_test(test_own_stacks_not_lent),
+        cmocka_unit_test(test_destroy_waits_for_the_holder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,8 +30,7 @@ static int teardown(void **state)
     return spool_pool_destroy(pool);
 }
 
-/* ---- copy semantics ---------------------------------------------------------
- */
+/* ---- copy semantics ------------------------------------------------------- */
 
 typedef struct copy_case {
     size_t size;
@@ -156,8 +155,7 @@ static void test_copy_bad_input(void **state)
     spool_scope(bad_copies, NULL);
 }
 
-/* ---- groups nested in groups: a tree, every node a group ------------------
- */
+/* ---- groups nested in groups: a tree, every node a group ------------------ */
 
 typedef struct node {
     unsigned depth;
@@ -207,8 +205,7 @@ static void test_nested_groups(void **state)
     assert_int_equal(atomic_load(&ran), tree_size(depth));
 }
 
-/* ---- groups in loops, and loop parts spawning into an enclosing group -----
- */
+/* ---- groups in loops, and loop parts spawning into an enclosing group ----- */
 
 static void count_job(spool_scope_t *scope, void *arg)
 {
@@ -278,8 +275,7 @@ static void test_loop_parts_spawn_into_group(void **state)
     assert_int_equal(atomic_load(&ran), 4000);
 }
 
-/* ---- FIFO and LIFO order, one worker ---------------------------------------
- */
+/* ---- FIFO and LIFO order, one worker -------------------------------------- */
 
 typedef struct order_log {
     int next;
@@ -334,8 +330,7 @@ static void test_group_order(void **state)
     assert_int_equal(spool_pool_destroy(one), 0);
 }
 
-/* ---- cancellation: dropped copies are freed ---------------------------------
- */
+/* ---- cancellation: dropped copies are freed ------------------------------- */
 
 static atomic_bool cancel_done;
 
@@ -380,8 +375,7 @@ static void test_cancelled_copies_freed(void **state)
     assert_true(atomic_load(&ran) <= 3); /* and the caller */
 }
 
-/* ---- no memory: every scope spawn runs, exactly once ------------------------
- */
+/* ---- no memory: every scope spawn runs, exactly once ---------------------- */
 
 #define FAULT_JOBS 300
 
@@ -467,11 +461,54 @@ static void test_no_memory_runs_at_spawn(void **state)
             run_fault_case(NULL, fifo, which); /* from outside, the global pool */
         }
     }
-    /* Detached spawns keep their ENOMEM: no owner can run them. */
 }
 
-/* ---- misuse aborts ----------------------------------------------------------
- */
+/* ---- the timeline marks a job run at its spawn ---------------------------- */
+
+static void spawn_without_memory(void *arg)
+{
+    (void)arg;
+    spool_group_t g;
+    spool_group_init(&g);
+    spool__test_fail_spawn_alloc(1);
+    assert_int_equal(spool_group_spawn(&g, count_job, NULL), 0);
+    spool__test_fail_spawn_alloc(0);
+    spool_group_wait(&g);
+}
+
+static void test_timeline_marks_run_at_spawn(void **state)
+{
+    (void)state;
+#if SPOOL_TRACING
+    spool_pool_t *p;
+    spool_config_t c = {.num_threads = 2};
+    assert_int_equal(spool_pool_create(&c, &p), 0);
+    assert_int_equal(spool_pool_trace_start(p, 1 << 10), 0);
+    atomic_store(&ran, 0);
+    assert_int_equal(spool_pool_install(p, spawn_without_memory, NULL), 0);
+    assert_int_equal(atomic_load(&ran), 1);
+    assert_int_equal(spool_pool_trace_stop(p), 0);
+    char path[] = "/tmp/spool-at-spawn-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    char json[64];
+    snprintf(json, sizeof json, "%s.json", path);
+    assert_int_equal(spool_pool_trace_write(p, json), 0);
+    FILE *f = fopen(json, "r");
+    assert_non_null(f);
+    static char buf[1 << 18];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    unlink(json);
+    unlink(path);
+    assert_non_null(strstr(buf, "run at its spawn"));
+    assert_int_equal(spool_pool_destroy(p), 0);
+#endif
+}
+
+/* ---- misuse aborts -------------------------------------------------------- */
 
 static void wait_twice(void)
 {
@@ -546,6 +583,7 @@ int main(void)
         cmocka_unit_test(test_group_order),
         cmocka_unit_test(test_cancelled_copies_freed),
         cmocka_unit_test(test_no_memory_runs_at_spawn),
+        cmocka_unit_test(test_timeline_marks_run_at_spawn),
         cmocka_unit_test(test_misuse_aborts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
