@@ -31,7 +31,38 @@ long bench_expected(const char *w, long n)
         return (long)uts_t3.expect_nodes;
     if (strcmp(w, "sort") == 0)
         return 1;
+    if (strcmp(w, "coarse") == 0) {
+        long jobs = 0;
+        for (long i = 0; i < n; i++)
+            jobs += bench_coarse_jobs(i);
+        return jobs;
+    }
     return n; /* spawn: counter; sporadic: jobs done; wake: samples */
+}
+
+int bench_coarse_jobs(long i)
+{
+    return 5 + (int)((i * 7) % 16);
+}
+
+long bench_coarse_us(long i, int j)
+{
+    return 200 + ((i * 31 + j * 17) % 19) * 100;
+}
+
+long bench_coarse_mixed_us(long j)
+{
+    return j % 10 == 0 ? 4000 : 100;
+}
+
+void bench_busy_us(long us)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    long long end = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec + us * 1000LL;
+    do
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    while ((long long)ts.tv_sec * 1000000000LL + ts.tv_nsec < end);
 }
 
 long long bench_now_ns(void)
@@ -275,6 +306,15 @@ static int seq_run(const char *w, long n, bench_out_t *out)
         uts_seq(t, &root, &out->result, &out->extra);
     } else if (strcmp(w, "sort") == 0) {
         bench_sort_run(n, sort_seq_into_a, out);
+    } else if (strcmp(w, "coarse") == 0) {
+        out->result = 0;
+        for (long i = 0; i < n; i++)
+            for (int j = 0; j < bench_coarse_jobs(i); j++, out->result++)
+                bench_busy_us(bench_coarse_us(i, j));
+    } else if (strcmp(w, "coarse/mixed") == 0) {
+        for (long j = 0; j < n; j++)
+            bench_busy_us(bench_coarse_mixed_us(j));
+        out->result = n;
     } else {
         return -1;
     }

@@ -8,6 +8,8 @@
  *   wake N         N x (idle 5 ms, submit, latency to the job's start) (W5)
  *   uts-t1, uts-t3 the UTS trees T1 and T3, a spawn per child (W6)
  *   sort N         merge sort of N random 32-bit ints, parallel merges (W7)
+ *   coarse N       coarse, uneven spawns from the parts of a loop into one
+ *                  scope; coarse/mixed N: long and short spawns in a scope
  * and the data-parallel W8-W14 of dp.h (triad, mandelbrot, small-loops,
  * sum, nested, loop-in-join, broadcast), which run through bench_dp_run.
  */
@@ -76,6 +78,17 @@ bench_merge_task_t bench_sort_merge(uint32_t *a, uint32_t *b, long n, int to_b);
 void bench_sort_run(long n, void (*sort)(uint32_t *a, uint32_t *b, long n), bench_out_t *out);
 /* User + system CPU seconds of this process. */
 double bench_cpu_seconds(void);
+
+/* coarse N: N iterations of a loop (one part each) whose iteration i
+ * spawns bench_coarse_jobs(i) jobs (5 to 20) into one enclosing scope, job
+ * j of it busy for bench_coarse_us(i, j) microseconds of its thread's CPU
+ * time (200 to 2000).  coarse/mixed N: one scope spawning N jobs, every
+ * tenth busy 4 ms and the others 0.1 ms.  The result: jobs run. */
+int bench_coarse_jobs(long i);
+long bench_coarse_us(long i, int j);
+long bench_coarse_mixed_us(long j);
+/* Burns us microseconds of the calling thread's CPU time. */
+void bench_busy_us(long us);
 
 enum {
     BENCH_SORT_CUTOFF = 4096,  /* below this, sort sequentially */

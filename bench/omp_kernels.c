@@ -123,8 +123,47 @@ static void omp_stop(void)
 {
 }
 
+/* coarse: the loop's iterations as tasks, each spawning its jobs as tasks,
+ * in one taskgroup (what an OpenMP port of the program does). */
+static void coarse_omp(long n, int mixed, bench_out_t *out)
+{
+    long done = 0;
+#pragma omp parallel num_threads(omp_threads)
+#pragma omp single
+#pragma omp taskgroup
+    {
+        if (mixed) {
+            for (long j = 0; j < n; j++) {
+#pragma omp task firstprivate(j) shared(done)
+                {
+                    bench_busy_us(bench_coarse_mixed_us(j));
+#pragma omp atomic
+                    done++;
+                }
+            }
+        } else {
+            for (long i = 0; i < n; i++) {
+#pragma omp task firstprivate(i) shared(done)
+                for (int j = 0; j < bench_coarse_jobs(i); j++) {
+#pragma omp task firstprivate(i, j) shared(done)
+                    {
+                        bench_busy_us(bench_coarse_us(i, j));
+#pragma omp atomic
+                        done++;
+                    }
+                }
+            }
+        }
+    }
+    out->result = done;
+}
+
 static int omp_run(const char *w, long n, bench_out_t *out)
 {
+    if (strncmp(w, "coarse", 6) == 0) {
+        coarse_omp(n, strcmp(w, "coarse/mixed") == 0, out);
+        return 0;
+    }
     if (strcmp(w, "spawn-fifo") == 0 || strcmp(w, "sporadic") == 0 || strcmp(w, "wake") == 0 ||
         strchr(w, '/') != NULL)
         return -1;

@@ -48,6 +48,8 @@ static const workload_t workloads[] = {
     {"uts-t1", 0, 0, -1},
     {"uts-t3", 0, 0, -1},
     {"sort", 10000000, 1000000, 100000},
+    {"coarse", 20, 4, 1},
+    {"coarse/mixed", 100, 20, 2},
     /* W8-W14 (dp.h); NAME/VARIANT as in the peer harness */
     {"triad", 8388608, 262144, 65536},
     {"triad/static", 8388608, 262144, 65536},

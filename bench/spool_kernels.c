@@ -131,6 +131,59 @@ static void spawn_in_scope(void *arg)
     }
 }
 
+/* ---- coarse: uneven spawns of a loop's parts into one scope --------------- */
+
+static atomic_long coarse_done;
+
+typedef struct coarse_job {
+    long i;
+    int j;
+} coarse_job_t;
+
+static void coarse_run(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    const coarse_job_t *c = arg;
+    bench_busy_us(c->j < 0 ? bench_coarse_mixed_us(c->i) : bench_coarse_us(c->i, c->j));
+    atomic_fetch_add_explicit(&coarse_done, 1, memory_order_relaxed);
+}
+
+typedef struct coarse_call {
+    spool_scope_t *scope;
+    long n;
+} coarse_call_t;
+
+static void coarse_part(void *ctx, size_t b, size_t e)
+{
+    coarse_call_t *c = ctx;
+    for (size_t i = b; i < e; i++)
+        for (int j = 0; j < bench_coarse_jobs((long)i); j++) {
+            coarse_job_t job = {(long)i, j};
+            spool_scope_spawn_copy(c->scope, coarse_run, &job, sizeof job);
+        }
+}
+
+static void coarse_body(spool_scope_t *s, void *arg)
+{
+    coarse_call_t c = {s, *(long *)arg};
+    spool_for(0, (size_t)c.n, &(spool_for_opts_t){.max_len = 1}, coarse_part, &c);
+}
+
+static void coarse_mixed_body(spool_scope_t *s, void *arg)
+{
+    long n = *(long *)arg;
+    for (long j = 0; j < n; j++) {
+        coarse_job_t job = {j, -1};
+        spool_scope_spawn_copy(s, coarse_run, &job, sizeof job);
+    }
+}
+
+static void coarse_in_pool(void *arg)
+{
+    long *n = arg;
+    spool_scope(n[1] ? coarse_mixed_body : coarse_body, n);
+}
+
 /* ---- W3 nqueens ------------------------------------------------------------- */
 
 typedef struct queens {
@@ -348,6 +401,11 @@ static int spool_run(const char *w, long n, bench_out_t *out)
         atomic_store(&counter, 0);
         spool_pool_install(pool, spawn_in_scope, &a);
         out->result = atomic_load(&counter);
+    } else if (strncmp(w, "coarse", 6) == 0) {
+        long args[2] = {n, strcmp(w, "coarse/mixed") == 0};
+        atomic_store(&coarse_done, 0);
+        spool_pool_install(pool, coarse_in_pool, args);
+        out->result = atomic_load(&coarse_done);
     } else if (strcmp(w, "nqueens") == 0) {
         queens_t q = {(int)n, 0, 0, 0, 0, 0};
         spool_pool_install(pool, queens_call, &q);

@@ -122,7 +122,7 @@ void tbb_stop()
 int tbb_run(const char *w, long n, bench_out_t *out)
 {
     if (!std::strcmp(w, "spawn-fifo") || !std::strcmp(w, "sporadic") || !std::strcmp(w, "wake") ||
-        std::strchr(w, '/'))
+        std::strchr(w, '/') || !std::strncmp(w, "coarse", 6))
         return -1;
     if (!std::strcmp(w, "fib")) {
         arena->execute([&] { out->result = fib(n); });
