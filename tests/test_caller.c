@@ -325,6 +325,9 @@ static void test_destroy_waits_for_the_holder(void **state)
 
 int main(void)
 {
+    /* test_stats_and_timeline starts its own trace: the suite may run with
+     * SPOOL_TRACE set for every other test. */
+    unsetenv("SPOOL_TRACE");
     spool_config_t c = {.num_threads = 1};
     if (spool_global_init(&c) != 0)
         return 1;

@@ -574,6 +574,9 @@ static void test_misuse_aborts(void **state)
 
 int main(void)
 {
+    /* test_timeline_marks_run_at_spawn starts its own trace: the suite
+     * may run with SPOOL_TRACE set for every other test. */
+    unsetenv("SPOOL_TRACE");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_copy_semantics),
         cmocka_unit_test(test_copy_bad_input),
