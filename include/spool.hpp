@@ -192,38 +192,39 @@ public:
     spool_scope_t *get() const noexcept { return scope_; }
 
 private:
+    /* Calls f as f(scope_ref) or f(), its exception kept in errors. */
+    template <class F> static void call(F &f, spool_scope_t *s, detail::first_error *errors) noexcept
+    {
+        try {
+            if constexpr (std::is_invocable_v<F &, scope_ref>)
+                f(scope_ref(s, errors));
+            else
+                f();
+        } catch (...) {
+            errors->capture();
+        }
+    }
+
+    /* On the heap (spool_scope_spawn). */
     template <class F> struct job {
         F f;
         detail::first_error *errors;
         static void run(spool_scope_t *s, void *arg) noexcept
         {
             auto *j = static_cast<job *>(arg);
-            try {
-                if constexpr (std::is_invocable_v<F &, scope_ref>)
-                    j->f(scope_ref(s, j->errors));
-                else
-                    j->f();
-            } catch (...) {
-                j->errors->capture();
-            }
+            call(j->f, s, j->errors);
             delete j;
         }
     };
 
+    /* Copied into the job (spool_scope_spawn_copy). */
     template <class F> struct small_job {
         F f;
         detail::first_error *errors;
         static void run(spool_scope_t *s, void *arg) noexcept
         {
             auto *j = static_cast<small_job *>(arg);
-            try {
-                if constexpr (std::is_invocable_v<F &, scope_ref>)
-                    j->f(scope_ref(s, j->errors));
-                else
-                    j->f();
-            } catch (...) {
-                j->errors->capture();
-            }
+            call(j->f, s, j->errors);
         }
     };
 

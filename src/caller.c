@@ -8,7 +8,7 @@
 
 struct spool__worker *spool__caller_enter(spool_pool_t *pool, spool__context_t made_in)
 {
-    if (!pool->caller_slot)
+    if (pool->num_slots == pool->num_threads) /* the slot is not lent */
         return NULL;
     if (!spool__caller_claim(&pool->caller_taken))
         return NULL;

@@ -1,6 +1,8 @@
 /* Recycling of heap-job blocks (see job_cache.h). */
 #include "job_cache.h"
 
+#include "test_hooks.h"
+
 #include <errno.h>
 #include <stdlib.h>
 
@@ -47,6 +49,8 @@ static spool__heap_job_t *new_slab(spool__job_pool_t *p, spool__heap_job_t **res
 
 spool__heap_job_t *spool__job_refill(spool__job_pool_t *p, spool__job_cache_t *cache)
 {
+    if (spool__test_spawn_alloc_fails())
+        return NULL;
     spool__heap_job_t *job = NULL;
     pthread_mutex_lock(&p->lock);
     if (p->free != NULL) {

@@ -184,8 +184,8 @@ static int pool_new(const spool_config_t *config, unsigned n, bool lend_slot, sp
     /* The global pool lends its slot, unless its workers' stacks have a
      * size of their own or its threads a start handler: then its roots stay
      * on threads made and set up for them. */
-    pool->caller_slot = lend_slot && config->stack_size == 0 && config->start_handler == NULL;
-    pool->num_slots = pool->caller_slot ? n + 1 : n;
+    bool lends = lend_slot && config->stack_size == 0 && config->start_handler == NULL;
+    pool->num_slots = lends ? n + 1 : n;
     atomic_init(&pool->caller_taken, 0);
     atomic_init(&pool->lifecycle, 1);
     atomic_init(&pool->refs, 1);

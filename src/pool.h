@@ -44,7 +44,6 @@ struct spool_pool {
     /* Indices a job may run on: the workers, and num_threads for the
      * caller slot if it is lent (caller.h). */
     unsigned num_slots;
-    bool caller_slot;
     SPOOL__ALIGNED atomic_int caller_taken; /* 1 while a caller holds the slot */
     /* Held while a broadcast is queued on every worker, so that concurrent
      * broadcasts reach all workers in one order. */

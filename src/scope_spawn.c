@@ -127,9 +127,7 @@ int spool__scope_spawn_counted(spool_scope_t *scope, spool__worker_t *w, spool_s
         if (f == NULL)
             return spool__scope_run_at_spawn(scope, w, fn, arg);
     } else {
-        job = SPOOL__UNLIKELY(spool__test_spawn_alloc_fails())
-                  ? NULL
-                  : spool__job_alloc(&pool->job_pool, cache);
+        job = spool__job_alloc(&pool->job_pool, cache);
         if (job == NULL)
             return spool__scope_run_at_spawn(scope, w, fn, arg);
         job->job.fn = (void (*)(void))fn;

@@ -20,8 +20,9 @@ int spool__test_fail_alloc(int nth);
 /* Called before each such allocation: true if it must fail. */
 int spool__test_alloc_fails(void);
 
-/* Makes every allocation of a scope spawn's memory (a job block, a spawn
- * block, a FIFO, an argument copy) fail while armed. */
+/* Makes every allocation of a spawn's memory fail while armed: a refill of
+ * heap-job blocks (counted scope spawns and detached spawns), a spawn
+ * block, a FIFO, an argument copy. */
 void spool__test_fail_spawn_alloc(int armed);
 /* Called before each such allocation: true if it must fail. */
 int spool__test_spawn_alloc_fails(void);

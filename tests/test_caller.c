@@ -142,21 +142,8 @@ static void test_stats_and_timeline(void **state)
     fib_task_t t = {18, 0};
     spool_join(fib_root, &t, fib_root, &(fib_task_t){17, 0});
     assert_int_equal(spool_pool_trace_stop(global), 0);
-    char path[] = "/tmp/spool-caller-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
-    char json[64];
-    snprintf(json, sizeof json, "%s.json", path);
-    assert_int_equal(spool_pool_trace_write(global, json), 0);
-    FILE *f = fopen(json, "r");
-    assert_non_null(f);
     static char buf[1 << 20];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    unlink(json);
-    unlink(path);
+    assert_true(test_trace_json(global, buf, sizeof buf));
     /* A row for the caller, with jobs on it. */
     assert_non_null(strstr(buf, "spool-caller"));
     assert_non_null(strstr(buf, "\"tid\":2,"));

@@ -488,21 +488,8 @@ static void test_timeline_marks_run_at_spawn(void **state)
     assert_int_equal(spool_pool_install(p, spawn_without_memory, NULL), 0);
     assert_int_equal(atomic_load(&ran), 1);
     assert_int_equal(spool_pool_trace_stop(p), 0);
-    char path[] = "/tmp/spool-at-spawn-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
-    char json[64];
-    snprintf(json, sizeof json, "%s.json", path);
-    assert_int_equal(spool_pool_trace_write(p, json), 0);
-    FILE *f = fopen(json, "r");
-    assert_non_null(f);
     static char buf[1 << 18];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    unlink(json);
-    unlink(path);
+    assert_true(test_trace_json(p, buf, sizeof buf));
     assert_non_null(strstr(buf, "run at its spawn"));
     assert_int_equal(spool_pool_destroy(p), 0);
 #endif

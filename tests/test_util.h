@@ -149,6 +149,29 @@ static inline int test_expect_abort(void (*body)(void), const char *needle)
     return strstr(buf, needle) != NULL ? 0 : 2;
 }
 
+/* Writes pool's trace as JSON to a temporary file and reads it into buf
+ * (size bytes, NUL-terminated).  True if all of that worked. */
+static inline bool test_trace_json(spool_pool_t *pool, char *buf, size_t size)
+{
+    char path[] = "/tmp/spool-test-trace-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return false;
+    close(fd);
+    char json[64];
+    snprintf(json, sizeof json, "%s.json", path);
+    bool ok = spool_pool_trace_write(pool, json) == 0;
+    FILE *f = ok ? fopen(json, "r") : NULL;
+    if (f != NULL) {
+        size_t n = fread(buf, 1, size - 1, f);
+        buf[n] = '\0';
+        fclose(f);
+    }
+    unlink(json);
+    unlink(path);
+    return f != NULL;
+}
+
 /* fib through spool_join: every call with n >= 2 forks. */
 typedef struct fib_task {
     unsigned n;
