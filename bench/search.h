@@ -32,14 +32,10 @@ static inline uint32_t search_hash(uint32_t x)
     return x;
 }
 
-/* The first index of [b, e) whose value hashes to key, or e. */
-static inline size_t search_scan(const uint32_t *a, uint32_t key, size_t b, size_t e)
-{
-    for (size_t i = b; i < e; i++)
-        if (search_hash(a[i]) == key)
-            return i;
-    return e;
-}
+/* The first index of [b, e) whose value hashes to key, or e.  Defined once
+ * (search.c), so that every peer runs the same machine code: compiled
+ * into each peer's file, the loop's code differed and so did its speed. */
+size_t search_scan(const uint32_t *a, uint32_t key, size_t b, size_t e);
 
 /* One search: any = 0 for the first match, 1 for any. */
 typedef struct search {

@@ -4,6 +4,13 @@
  * from a shared counter, looking before each at the best match found so
  * far (one shared word): a piece wholly above it (first), or any piece
  * once one is known (any), ends the searcher.
+ *
+ * The pieces grow: the first round (GROW pieces per thread) is short, each
+ * next round's pieces twice as long, up to the full length, which the rest
+ * of the range is cut into evenly.  A match near the start is then reached by
+ * every searcher at once and stops them soon, while a long scan takes few
+ * pieces (each costs a shared increment, and short pieces interleaved
+ * between threads scan slower).
  */
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -13,11 +20,19 @@
 
 #include "atomics.h"
 
+/* Pieces per thread in each round of growing pieces: with more, a match
+ * near the start leaves less of a last piece to scan past it. */
+#define GROW 4u
+
 typedef struct search {
     spool_find_fn find;
     void *ctx;
     size_t begin, end; /* the range; end also means "no match yet" */
-    /* pieces pieces: the first rest of them q + 1 long, the others q. */
+    /* Rounds 0 .. rounds - 1 of per = GROW * threads pieces each, round j's
+     * small << j long, from begin; then pieces - threads * rounds pieces from
+     * grown (the rest of the range), the first rest of them q + 1 long, the
+     * others q. */
+    size_t per, rounds, small, grown;
     size_t pieces, q, rest;
     bool first;        /* spool_find_first: the lowest match */
     const char *bad_index; /* the abort message for a find out of bounds */
@@ -28,6 +43,21 @@ typedef struct search {
      * after the loop, whose end orders every part before it. */
     atomic_size_t best;
 } search_t;
+
+/* Piece k's bounds [*pb, *pe). */
+static void piece(const search_t *s, size_t k, size_t *pb, size_t *pe)
+{
+    size_t growing = s->per * s->rounds;
+    if (k < growing) {
+        size_t j = k / s->per, i = k % s->per;
+        *pb = s->begin + s->per * s->small * (((size_t)1 << j) - 1) + i * (s->small << j);
+        *pe = *pb + (s->small << j);
+        return;
+    }
+    k -= growing;
+    *pb = s->grown + k * s->q + (k < s->rest ? k : s->rest);
+    *pe = *pb + s->q + (k < s->rest ? 1 : 0);
+}
 
 /* One searcher: takes pieces in index order until none is left, or until
  * the next lies above the best match (first) or any match is known (any).
@@ -43,8 +73,8 @@ static void searcher(void *arg, size_t b, size_t e)
         size_t k = atomic_fetch_add_explicit(&s->next, 1, memory_order_relaxed);
         if (k >= s->pieces)
             return;
-        size_t pb = s->begin + k * s->q + (k < s->rest ? k : s->rest);
-        size_t pe = pb + s->q + (k < s->rest ? 1 : 0);
+        size_t pb, pe;
+        piece(s, k, &pb, &pe);
         size_t best = atomic_load_explicit(&s->best, memory_order_relaxed);
         if (s->first ? pb >= best : best != s->end)
             return; /* a lower match is known / some match is known */
@@ -81,10 +111,11 @@ static size_t search(size_t begin, size_t end, const spool_for_opts_t *opts, spo
                   .first = first,
                   .bad_index = first ? "spool_find_first: find returned an index outside [b, e]"
                                      : "spool_find_any: find returned an index outside [b, e]"};
-    /* Pieces of about 1/64 of the range per thread, as even as can be and
-     * within spool_for's bounds (at least min_len unless the range is
-     * shorter, at most max(max_len, 2 min_len - 1)): a match found in one
-     * stops the others within a piece. */
+    /* Full-length pieces of about 1/64 of the range per thread, within
+     * spool_for's bounds (at least min_len unless the range is shorter, at
+     * most max(max_len, 2 min_len - 1)); the first round's pieces about
+     * 1/1024 (at least min_len), in rounds that stop short of the full
+     * length and take at most half the range. */
     size_t lo = opts != NULL && opts->min_len > 1 ? opts->min_len : 1;
     size_t len = end - begin, threads = spool_current_num_threads();
     if (threads == 0)
@@ -94,13 +125,26 @@ static size_t search(size_t begin, size_t end, const spool_for_opts_t *opts, spo
         want = opts->max_len;
     if (want < lo)
         want = lo;
-    s.pieces = len / want + (len % want != 0); /* each at most want long */
-    if (s.pieces > len / lo)
-        s.pieces = len / lo; /* each at least lo long */
+    size_t small = len / (1024 * threads), rounds = 0;
+    if (small < lo)
+        small = lo;
+    size_t per = GROW * threads;
+    while (rounds < 16 && small << rounds < want &&
+           per * small * (((size_t)2 << rounds) - 1) <= len / 2)
+        rounds++;
+    s.per = per;
+    s.rounds = rounds;
+    s.small = small;
+    s.grown = begin + per * small * (((size_t)1 << rounds) - 1);
+    size_t rest = end - s.grown;
+    s.pieces = rest / want + (rest % want != 0); /* each at most want long */
+    if (s.pieces > rest / lo)
+        s.pieces = rest / lo; /* each at least lo long */
     if (s.pieces == 0)
         s.pieces = 1;
-    s.q = len / s.pieces;
-    s.rest = len % s.pieces;
+    s.q = rest / s.pieces;
+    s.rest = rest % s.pieces;
+    s.pieces += per * rounds;
     atomic_init(&s.next, 0);
     atomic_init(&s.best, end);
     /* One searcher per thread (each a part of its own, so that idle
