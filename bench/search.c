@@ -3,11 +3,12 @@
  * sequential scan, OpenMP and oneTBB (those built in); medians of RUNS runs
  * at each thread count, each run's answer checked.
  *
- *   spool-search [-n RUNS] [-t 1,2,...] [-s N]
+ *   spool-search [-n RUNS] [-t 1,2,...] [-s N] [-g MS]
  *
  * Cases: first and any, with the match at 1% or 50% of the range, or none.
  * spool is timed from main (the search handed to a worker and back),
- * spool/in on the worker that searches (see spool_in_run).
+ * spool/in on the worker that searches (see spool_in_run).  -g MS: runs
+ * go round the peers, each after MS milliseconds of idle (see main).
  * Prints one line per case, thread count and peer: the median seconds, the
  * ratio to the sequential scan and the ratio to the fastest peer.
  */
@@ -117,12 +118,14 @@ enum { NPEERS = sizeof peers / sizeof peers[0] };
 
 int main(int argc, char **argv)
 {
-    int runs = 5;
+    int runs = 5, gap_ms = -1;
     size_t n = (size_t)1 << 24;
     char threads_arg[64] = "1,2";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "-n") == 0)
             runs = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "-g") == 0)
+            gap_ms = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "-s") == 0)
             n = (size_t)atol(argv[i + 1]);
         else if (strcmp(argv[i], "-t") == 0)
@@ -131,7 +134,7 @@ int main(int argc, char **argv)
     if (runs < 1 || n < 2)
         return 2;
     uint32_t *a = malloc(n * sizeof *a);
-    double *secs = malloc((size_t)runs * sizeof *secs);
+    double *secs = malloc((size_t)runs * NPEERS * sizeof *secs);
     if (a == NULL || secs == NULL)
         return 2;
     for (size_t i = 0; i < n; i++)
@@ -154,27 +157,39 @@ int main(int argc, char **argv)
             size_t at = cases[c].percent < 0 ? n : n / 100 * (size_t)cases[c].percent;
             search_t s = {a, n, cases[c].percent < 0 ? search_hash(0) : search_hash(a[at]),
                           cases[c].any};
+            /* Without -g, each peer's runs back to back (its threads warm
+             * from its last run, as in a program that searches again and
+             * again); with -g, runs go round the peers, each after gap_ms
+             * of idle (every pool's threads asleep: a search now and then;
+             * libgomp's and oneTBB's threads spin for a while after a run,
+             * and would take a CPU from the next peer's). */
             double med[NPEERS];
-            for (int p = 0; p < NPEERS; p++) {
-                med[p] = -1;
-                for (int r = 0; r < runs; r++) {
-                    self_timed = -1;
-                    double t0 = now();
-                    size_t got = peers[p].run(&s, threads);
-                    secs[r] = self_timed >= 0 ? self_timed : now() - t0;
-                    if (got == (size_t)-2) { /* n/a */
-                        secs[0] = -1;
-                        break;
-                    }
-                    if (got != at) {
-                        fprintf(stderr, "spool-search: %s %s T=%d: got %zu, want %zu\n",
-                                peers[p].name, cases[c].name, threads, got, at);
-                        failed = 1;
-                    }
+            for (int p = 0; p < NPEERS; p++)
+                med[p] = 0;
+            for (int i = 0; i < runs * NPEERS; i++) {
+                int p = gap_ms < 0 ? i / runs : i % NPEERS;
+                int r = gap_ms < 0 ? i % runs : i / NPEERS;
+                if (med[p] < 0)
+                    continue; /* n/a */
+                if (gap_ms > 0)
+                    nanosleep(&(struct timespec){gap_ms / 1000, gap_ms % 1000 * 1000000L}, NULL);
+                self_timed = -1;
+                double t0 = now();
+                size_t got = peers[p].run(&s, threads);
+                secs[p * runs + r] = self_timed >= 0 ? self_timed : now() - t0;
+                if (got == (size_t)-2) {
+                    med[p] = -1;
+                    continue;
                 }
-                if (secs[0] >= 0)
-                    med[p] = bench_median(secs, runs);
+                if (got != at) {
+                    fprintf(stderr, "spool-search: %s %s T=%d: got %zu, want %zu\n",
+                            peers[p].name, cases[c].name, threads, got, at);
+                    failed = 1;
+                }
             }
+            for (int p = 0; p < NPEERS; p++)
+                if (med[p] == 0)
+                    med[p] = bench_median(secs + p * runs, runs);
             double best = -1;
             for (int p = 1; p < NPEERS; p++)
                 if (med[p] > 0 && (best < 0 || med[p] < best))
