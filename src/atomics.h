@@ -3,6 +3,8 @@
 #define SPOOL_ATOMICS_H
 
 #include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
 
 #define SPOOL__CACHE_LINE 64
 #define SPOOL__ALIGNED _Alignas(SPOOL__CACHE_LINE)
@@ -82,6 +84,14 @@ typedef atomic_ullong spool__stat_t;
 #else
 #define SPOOL__STAT_INC(counter) ((void)0)
 #endif
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+static inline uint64_t spool__now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* Prints "spool: <msg>" to stderr and aborts.  For programming errors. */
 _Noreturn void spool__abort(const char *msg);

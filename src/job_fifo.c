@@ -125,13 +125,6 @@ void spool__fifo_ticket_local_execute(spool__job_t *job)
 #define SPOOL__FIFO_BATCH_NS 2000u
 #endif
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* A published ticket, run by whichever worker w took it: its references
  * here, a batch of calls after the other (see SPOOL__FIFO_BATCH_MAX), until
  * a thief asks w for work or another worker is idle; then the rest is
@@ -151,7 +144,7 @@ void spool__fifo_ticket_execute(spool__job_t *job)
     void *ctx = f->ctx;
     size_t done = 0, batch = 1;
     /* A ticket of one reference is done after its first batch: no clock. */
-    uint64_t batch_start = t->ticket.count > 1 ? now_ns() : 0;
+    uint64_t batch_start = t->ticket.count > 1 ? spool__now_ns() : 0;
     for (;;) {
         spool__fifo_call_t calls[SPOOL__FIFO_BATCH_MAX];
         size_t k = spool__fifo_queue_take_n(&f->queue, calls,
@@ -172,7 +165,7 @@ void spool__fifo_ticket_execute(spool__job_t *job)
         }
         /* The next batch: as many calls as ran in SPOOL__FIFO_BATCH_NS at
          * this batch's pace (claim included), at least one. */
-        uint64_t end = now_ns();
+        uint64_t end = spool__now_ns();
         uint64_t per_call = (end - batch_start) / k;
         if (per_call * SPOOL__FIFO_BATCH_MAX < SPOOL__FIFO_BATCH_NS)
             batch = SPOOL__FIFO_BATCH_MAX;

@@ -16,11 +16,42 @@
 #include "global.h"
 #include "worker.h"
 
+/* A leaf's first piece, which measures the loop's pace, is 1/LEAF_PIECES
+ * of it.  LEAF_LONG_TICKS: how long a leaf's rest must take to be long,
+ * and a long leaf's pieces, in ticks (the TSC's, about 15-50 us at 1-3
+ * GHz, else nanoseconds): a split costs a steal and a join across cores,
+ * a few microseconds. */
+#define LEAF_PIECES 8u
+#define LEAF_LONG_TICKS 50000u
+/* A loop's pace is ticks per iteration in fixed point, 2^-PACE_SHIFT. */
+#define PACE_SHIFT 10
+/* Once the pace is known, a part that would take less than this is not
+ * split (a steal and a join across cores cost about a microsecond). */
+#define SPLIT_MIN_TICKS 20000u
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#include <x86intrin.h>
+/* A cheap clock for the leaf's pace: a third of clock_gettime's cost. */
+static inline uint64_t ticks(void)
+{
+    return __rdtsc();
+}
+#else
+static inline uint64_t ticks(void)
+{
+    return spool__now_ns();
+}
+#endif
+
 typedef struct loop {
     size_t min;      /* max(min_len, 1) */
     size_t max;      /* max_len, 0 for none */
     size_t threads;  /* the pool's size, for the splitter */
     bool fixed;
+    /* Adaptive: the most ticks per iteration << PACE_SHIFT, plus one, that a
+     * leaf measured; 0 until one did.  Relaxed: a hint (a lost update of
+     * two leaves at once leaves a pace one of them measured). */
+    _Atomic uint64_t pace;
     spool_range_fn body;             /* spool_for */
     const spool_reducer_t *reducer;  /* spool_reduce */
     void *ctx;
@@ -48,12 +79,29 @@ typedef struct right_part {
 } right_part_t;
 
 /* May a part of len iterations be split?  Updates the budget. */
+/* Would len iterations take less than ticks_min at the loop's pace, once a
+ * leaf has measured it? */
+static bool shorter_than(const loop_t *l, size_t len, uint64_t ticks_min)
+{
+    uint64_t pace = atomic_load_explicit(&((loop_t *)l)->pace, memory_order_relaxed);
+    return pace != 0 && pace < ticks_min && len < (ticks_min << PACE_SHIFT) / pace;
+}
+
+/* Is a part of len iterations too short to split: would its halves run
+ * in less time than a steal and a join cost? */
+static bool short_at_pace(const loop_t *l, size_t len)
+{
+    return shorter_than(l, len, SPLIT_MIN_TICKS);
+}
+
 static bool try_split(const loop_t *l, size_t len, size_t *splits, bool migrated)
 {
     if (len / 2 < l->min)
         return false; /* a half would be shorter than min_len */
     if (l->fixed)
         return true;
+    if ((l->max == 0 || len <= l->max) && short_at_pace(l, len))
+        return false; /* a split would cost more than it could save */
     if (migrated) {
         /* Stolen work is split further, so that idle workers get fed. */
         size_t half = *splits / 2;
@@ -66,22 +114,92 @@ static bool try_split(const loop_t *l, size_t len, size_t *splits, bool migrated
     return true;
 }
 
+static void run_part(part_t *p, bool migrated);
+
+/* Calls the body, or folds, on [b, e). */
+static void call(const part_t *p, size_t b, size_t e)
+{
+    const loop_t *l = p->loop;
+    if (l->reducer == NULL)
+        l->body(l->ctx, b, e);
+    else
+        l->reducer->fold(l->ctx, p->acc, b, e);
+}
+
+/* Between two pieces of a leaf worth sharing, on worker w, after a thief
+ * found no public job on w's deque: publishes w's private jobs if it has
+ * some; else true if its deque is empty, so that the leaf's rest is the
+ * work wanted.  A hint (relaxed loads). */
+static bool rest_wanted(spool__worker_t *w)
+{
+    spool__deque_t *d = &w->deque;
+    if (d->owner_split < atomic_load_explicit(&d->bottom, memory_order_relaxed)) {
+        spool__worker_publish(w);
+        return false;
+    }
+    return spool__deque_len(d) == 0;
+}
+
 static void leaf(const part_t *p)
 {
     const loop_t *l = p->loop;
+    spool__worker_t *w = spool__current_worker();
     /* The halves forked on the way down are private; a leaf may run long
      * (deque.md, rule 3). */
-    spool__worker_share_if_idle(spool__current_worker());
-    if (l->reducer == NULL) {
-        l->body(l->ctx, p->begin, p->end);
+    spool__worker_share_if_idle(w);
+    if (l->fixed) {
+        if (l->reducer != NULL)
+            l->reducer->identity(l->ctx, p->acc);
+        call(p, p->begin, p->end);
         return;
     }
-    if (l->fixed)
-        l->reducer->identity(l->ctx, p->acc);
-    l->reducer->fold(l->ctx, p->acc, p->begin, p->end);
+    /* Demand-driven splitting.  A long leaf (its rest, at the pace of its
+     * first piece, takes LEAF_LONG_TICKS or more) runs in pieces, and when,
+     * between two, a thief has found no public job on this worker's deque
+     * (a flag on the owner's own line, cheap to read), serves the demand:
+     * by the worker's private jobs if it has some, else (its siblings were
+     * all taken: uneven work) by splitting its rest as a stolen part would
+     * be.  A short leaf, the common case in many short loops, runs in one
+     * call.  Each leaf measures its pace on its first piece. */
+    size_t len = p->end - p->begin, step = len / LEAF_PIECES;
+    if (w == NULL || l->threads < 2 || step < l->min || len / 2 < l->min) {
+        call(p, p->begin, p->end);
+        return;
+    }
+    size_t b = p->begin;
+    uint64_t t = ticks();
+    call(p, b, b + step);
+    b += step;
+    uint64_t pace = ((ticks() - t) << PACE_SHIFT) / step + 1;
+    /* The loop's pace is the slowest any leaf has seen, so that a cheap
+     * start does not stop the splitting of the rest. */
+    if (pace > atomic_load_explicit(&l->pace, memory_order_relaxed))
+        atomic_store_explicit(&l->pace, pace, memory_order_relaxed);
+    size_t rest = p->end - b;
+    if (pace < LEAF_LONG_TICKS && rest < ((uint64_t)LEAF_LONG_TICKS << PACE_SHIFT) / pace) {
+        call(p, b, p->end);
+        return;
+    }
+    /* Pieces of about LEAF_LONG_TICKS at the pace (at most len /
+     * LEAF_PIECES, at least min_len): a demand waits for one of them. */
+    uint64_t paced = ((uint64_t)LEAF_LONG_TICKS << PACE_SHIFT) / pace;
+    if (paced < step)
+        step = paced > l->min ? (size_t)paced : l->min;
+    for (;;) {
+        rest = p->end - b;
+        if (rest < step + l->min) {
+            call(p, b, p->end); /* a piece shorter than min_len would be left */
+            return;
+        }
+        if (spool__deque_demanded(&w->deque) && rest_wanted(w)) {
+            part_t more = {l, b, p->end, 0, p->acc};
+            run_part(&more, true);
+            return;
+        }
+        call(p, b, b + step);
+        b += step;
+    }
 }
-
-static void run_part(part_t *p, bool migrated);
 
 static void run_left(void *arg)
 {
@@ -200,6 +318,7 @@ static void loop_init(loop_t *l, const spool_for_opts_t *opts, void *ctx)
                   .threads = 1,
                   .fixed = (opts->flags & SPOOL_FOR_FIXED) != 0,
                   .ctx = ctx};
+    atomic_init(&l->pace, 0);
 }
 
 void spool_for(size_t begin, size_t end, const spool_for_opts_t *opts, spool_range_fn body,

@@ -740,6 +740,58 @@ static void test_coarse_leaves_run_side_by_side(void **state)
     assert_int_equal(spool_pool_destroy(pool), 0);
 }
 
+/* ---- demand-driven splitting ------------------------------------------------
+ * On two workers a default loop's first leaf holds all the slow iterations
+ * (UNEVEN_SLOW of UNEVEN_LEN, UNEVEN_MS each).  The other worker runs the
+ * fast leaves and goes idle; the slow leaf's worker then sees the demand
+ * between two of its pieces and splits its rest, so the slow iterations
+ * run on both workers.  Rounds: SPOOL_TEST_UNEVEN_ROUNDS. */
+enum { UNEVEN_LEN = 64, UNEVEN_SLOW = 16, UNEVEN_MS = 3 };
+typedef struct uneven_test {
+    atomic_int ran[UNEVEN_LEN];
+    atomic_int by[UNEVEN_LEN]; /* thread index + 1 */
+} uneven_test_t;
+
+static void uneven_body(void *ctx, size_t begin, size_t end)
+{
+    uneven_test_t *t = ctx;
+    for (size_t i = begin; i < end; i++) {
+        if (i < UNEVEN_SLOW)
+            test_sleep_ms(UNEVEN_MS);
+        atomic_fetch_add(&t->ran[i], 1);
+        atomic_store(&t->by[i], spool_current_thread_index() + 1);
+    }
+}
+
+static void uneven_loop(void *arg)
+{
+    spool_for(0, UNEVEN_LEN, NULL, uneven_body, arg);
+}
+
+static void test_uneven_leaf_is_split_on_demand(void **state)
+{
+    (void)state;
+    unsigned long rounds = test_iters("SPOOL_TEST_UNEVEN_ROUNDS", 5);
+    spool_pool_t *pool = make_pool(2);
+    for (unsigned long r = 0; r < rounds; r++) {
+        uneven_test_t t;
+        for (int i = 0; i < UNEVEN_LEN; i++) {
+            atomic_init(&t.ran[i], 0);
+            atomic_init(&t.by[i], 0);
+        }
+        run_in(pool, uneven_loop, &t);
+        int seen = 0; /* bit k: thread k ran a slow iteration */
+        for (int i = 0; i < UNEVEN_LEN; i++) {
+            assert_int_equal(atomic_load(&t.ran[i]), 1);
+            if (i < UNEVEN_SLOW)
+                seen |= 1 << (atomic_load(&t.by[i]) - 1);
+        }
+        if (seen != 3)
+            fail_msg("round %lu: the slow iterations ran on threads %#x only", r, seen);
+    }
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -757,6 +809,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_idle_cpu_after_loop),
         cmocka_unit_test(test_coarse_leaves_run_side_by_side),
+        cmocka_unit_test(test_uneven_leaf_is_split_on_demand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
