@@ -280,7 +280,9 @@ static void run_root(void *arg)
     loop_root_t *root = arg;
     loop_t *l = root->loop;
     spool__worker_t *w = spool__current_worker();
-    l->threads = w != NULL ? w->pool->num_threads : 1;
+    /* The caller slot's holder is one more thread (as
+     * spool_current_num_threads counts it). */
+    l->threads = w != NULL ? w->pool->num_slots : 1;
     size_t len = root->end - root->begin;
     size_t splits = l->threads;
     if (l->max != 0 && len / l->max > splits)
