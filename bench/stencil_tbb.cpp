@@ -1,0 +1,43 @@
+// spool-stencil's oneTBB peer (stencil.h): a parallel_for per step in an
+// arena of the given size, with the static_partitioner (default form) or
+// with one affinity_partitioner kept across the steps ("affinity"), which
+// replays each part on the thread that ran it at the step before.
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
+#include <tbb/task_arena.h>
+
+#include <cstring>
+#include <utility>
+
+#include "stencil.h"
+
+int stencil_tbb(stencil_t *s, int threads)
+{
+    static tbb::task_arena *arena;
+    static int arena_threads;
+    if (arena == nullptr || arena_threads != threads) {
+        delete arena;
+        arena = new tbb::task_arena(threads);
+        arena->initialize(); // its threads start before the timing, once per count
+        arena_threads = threads;
+    }
+    bool affinity = s->form != nullptr && std::strcmp(s->form, "affinity") == 0;
+    arena->execute([&] {
+        tbb::affinity_partitioner ap;
+        for (int k = 0; k < s->steps; k++) {
+            const double *in = s->u;
+            double *out = s->v;
+            auto body = [&](const tbb::blocked_range<size_t> &r) {
+                stencil_range(in, out, s->n, r.begin(), r.end());
+            };
+            tbb::blocked_range<size_t> all(0, s->n);
+            if (affinity)
+                tbb::parallel_for(all, body, ap);
+            else
+                tbb::parallel_for(all, body, tbb::static_partitioner());
+            std::swap(s->u, s->v);
+        }
+    });
+    return 0;
+}
