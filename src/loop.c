@@ -58,7 +58,7 @@ typedef struct loop {
 } loop_t;
 
 typedef struct part {
-    const loop_t *loop;
+    loop_t *loop; /* parts write its pace */
     size_t begin, end;
     size_t splits; /* the split budget */
     void *acc;     /* spool_reduce: the accumulator this part folds into */
@@ -78,23 +78,22 @@ typedef struct right_part {
                                 from the identity */
 } right_part_t;
 
-/* May a part of len iterations be split?  Updates the budget. */
-/* Would len iterations take less than ticks_min at the loop's pace, once a
- * leaf has measured it? */
-static bool shorter_than(const loop_t *l, size_t len, uint64_t ticks_min)
+/* Would len iterations take less than ticks_min at pace (0: not known)? */
+static bool takes_less(uint64_t pace, size_t len, uint64_t ticks_min)
 {
-    uint64_t pace = atomic_load_explicit(&((loop_t *)l)->pace, memory_order_relaxed);
     return pace != 0 && pace < ticks_min && len < (ticks_min << PACE_SHIFT) / pace;
 }
 
-/* Is a part of len iterations too short to split: would its halves run
- * in less time than a steal and a join cost? */
-static bool short_at_pace(const loop_t *l, size_t len)
+/* Is a part of len iterations too short to split, once a leaf has
+ * measured the loop's pace: would its halves run in less time than a
+ * steal and a join cost? */
+static bool short_at_pace(loop_t *l, size_t len)
 {
-    return shorter_than(l, len, SPLIT_MIN_TICKS);
+    return takes_less(atomic_load_explicit(&l->pace, memory_order_relaxed), len, SPLIT_MIN_TICKS);
 }
 
-static bool try_split(const loop_t *l, size_t len, size_t *splits, bool migrated)
+/* May a part of len iterations be split?  Updates the budget. */
+static bool try_split(loop_t *l, size_t len, size_t *splits, bool migrated)
 {
     if (len / 2 < l->min)
         return false; /* a half would be shorter than min_len */
@@ -142,7 +141,7 @@ static bool rest_wanted(spool__worker_t *w)
 
 static void leaf(const part_t *p)
 {
-    const loop_t *l = p->loop;
+    loop_t *l = p->loop;
     spool__worker_t *w = spool__current_worker();
     /* The halves forked on the way down are private; a leaf may run long
      * (deque.md, rule 3). */
@@ -176,7 +175,7 @@ static void leaf(const part_t *p)
     if (pace > atomic_load_explicit(&l->pace, memory_order_relaxed))
         atomic_store_explicit(&l->pace, pace, memory_order_relaxed);
     size_t rest = p->end - b;
-    if (pace < LEAF_LONG_TICKS && rest < ((uint64_t)LEAF_LONG_TICKS << PACE_SHIFT) / pace) {
+    if (takes_less(pace, rest, LEAF_LONG_TICKS)) {
         call(p, b, p->end);
         return;
     }
@@ -224,7 +223,7 @@ static void run_right(void *arg)
 
 static void run_part(part_t *p, bool migrated)
 {
-    const loop_t *l = p->loop;
+    loop_t *l = p->loop;
     size_t splits = p->splits;
     if (!try_split(l, p->end - p->begin, &splits, migrated)) {
         leaf(p);
