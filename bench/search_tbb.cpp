@@ -4,27 +4,20 @@
 // parts above it skip on.
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 
 #include <atomic>
 
 #include "search.h"
+#include "tbb_arena.h"
 
 extern "C" size_t search_tbb(const search_t *s, int threads);
 
 size_t search_tbb(const search_t *s, int threads)
 {
-    static tbb::task_arena *arena;
-    static int arena_threads;
-    if (arena == nullptr || arena_threads != threads) {
-        delete arena;
-        arena = new tbb::task_arena(threads);
-        arena->initialize(); // its threads start before the timing, once per count
-        arena_threads = threads;
-    }
+    tbb::task_arena &arena = bench_tbb_arena(threads);
     std::atomic<size_t> found{s->n};
-    arena->execute([&] {
+    arena.execute([&] {
         tbb::task_group_context ctx;
         tbb::parallel_for(
             tbb::blocked_range<size_t>(0, s->n, SEARCH_CHUNK),

@@ -6,16 +6,21 @@
 
 #include "stencil.h"
 
+/* Thread c's share of one step: one static part per thread. */
+static void chunk(const stencil_t *s, const double *in, double *out, long c, int threads)
+{
+    long n = (long)s->n;
+    stencil_range(in, out, s->n, (size_t)(n * c / threads), (size_t)(n * (c + 1) / threads));
+}
+
 int stencil_omp(stencil_t *s, int threads)
 {
     double *u = s->u, *v = s->v;
-    long n = (long)s->n;
     if (s->form == NULL) { /* step */
         for (int k = 0; k < s->steps; k++) {
 #pragma omp parallel for schedule(static) num_threads(threads)
             for (long c = 0; c < threads; c++)
-                stencil_range(u, v, s->n, (size_t)(n * c / threads),
-                              (size_t)(n * (c + 1) / threads));
+                chunk(s, u, v, c, threads);
             double *t = u;
             u = v;
             v = t;
@@ -25,8 +30,7 @@ int stencil_omp(stencil_t *s, int threads)
         for (int k = 0; k < s->steps; k++) {
 #pragma omp for schedule(static)
             for (long c = 0; c < threads; c++)
-                stencil_range(u, v, s->n, (size_t)(n * c / threads),
-                              (size_t)(n * (c + 1) / threads));
+                chunk(s, u, v, c, threads);
             double *t = u;
             u = v;
             v = t;

@@ -5,25 +5,18 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
-#include <tbb/task_arena.h>
 
 #include <cstring>
 #include <utility>
 
 #include "stencil.h"
+#include "tbb_arena.h"
 
 int stencil_tbb(stencil_t *s, int threads)
 {
-    static tbb::task_arena *arena;
-    static int arena_threads;
-    if (arena == nullptr || arena_threads != threads) {
-        delete arena;
-        arena = new tbb::task_arena(threads);
-        arena->initialize(); // its threads start before the timing, once per count
-        arena_threads = threads;
-    }
+    tbb::task_arena &arena = bench_tbb_arena(threads);
     bool affinity = s->form != nullptr && std::strcmp(s->form, "affinity") == 0;
-    arena->execute([&] {
+    arena.execute([&] {
         tbb::affinity_partitioner ap;
         for (int k = 0; k < s->steps; k++) {
             const double *in = s->u;

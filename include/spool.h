@@ -469,17 +469,11 @@ SPOOL_API void spool_isolate(spool_fn fn, void *arg);
  * Adaptive splitting (the default) is rayon's: the split budget starts at the
  * pool size (or len / max_len if larger) and halves at each split; a part
  * that migrated to another worker resets it to max(pool size, budget / 2), so
- * stolen work is split further and idle workers get fed.  Two measures of
- * time refine it in pools of two or more threads.  Each part that is not
- * split further times the first eighth of its range: a part whose rest
- * takes long (tens of microseconds) runs in pieces of about that length,
- * and when a thief finds nothing to take from its worker it splits what is
- * left, so that uneven work spreads to idle workers as it runs; a loop's
- * pace (the slowest any part measured) stops the splitting of parts too
- * short to repay a steal (unless max_len asks for it).  The body is then
- * called more than once on consecutive ranges of such a part, in index
- * order, on one thread (spool_reduce folds them into one accumulator).
- * SPOOL_FOR_FIXED
+ * stolen work is split further and idle workers get fed.  With two or more
+ * threads a part times its first eighth: a long part runs in pieces (the
+ * body called on consecutive ranges, in order, on one thread) and splits
+ * its rest when an idle worker asks; parts too short to repay a steal are
+ * not split, unless max_len asks.  SPOOL_FOR_FIXED
  * splits at the middle while both halves keep min_len iterations, whatever
  * the pool size and whoever steals: the same parts on every run.
  *

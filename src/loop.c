@@ -17,31 +17,16 @@
 #include "worker.h"
 
 /* A leaf's first piece, which measures the loop's pace, is 1/LEAF_PIECES
- * of it.  LEAF_LONG_TICKS: how long a leaf's rest must take to be long,
- * and a long leaf's pieces, in ticks (the TSC's, about 15-50 us at 1-3
- * GHz, else nanoseconds): a split costs a steal and a join across cores,
- * a few microseconds. */
+ * of it.  LEAF_LONG_TICKS (spool__ticks: the TSC's, else nanoseconds): how
+ * long a leaf's rest must take to be long, and a long leaf's pieces; a
+ * shorter rest would not repay the steal and the join of a split.
+ * SPLIT_MIN_TICKS: once the pace is known, a part that would take less
+ * is not split, for the same reason. */
 #define LEAF_PIECES 8u
 #define LEAF_LONG_TICKS 50000u
+#define SPLIT_MIN_TICKS 20000u
 /* A loop's pace is ticks per iteration in fixed point, 2^-PACE_SHIFT. */
 #define PACE_SHIFT 10
-/* Once the pace is known, a part that would take less than this is not
- * split (a steal and a join across cores cost about a microsecond). */
-#define SPLIT_MIN_TICKS 20000u
-
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
-#include <x86intrin.h>
-/* A cheap clock for the leaf's pace: a third of clock_gettime's cost. */
-static inline uint64_t ticks(void)
-{
-    return __rdtsc();
-}
-#else
-static inline uint64_t ticks(void)
-{
-    return spool__now_ns();
-}
-#endif
 
 typedef struct loop {
     size_t min;      /* max(min_len, 1) */
@@ -166,10 +151,10 @@ static void leaf(const part_t *p)
         return;
     }
     size_t b = p->begin;
-    uint64_t t = ticks();
+    uint64_t t = spool__ticks();
     call(p, b, b + step);
     b += step;
-    uint64_t pace = ((ticks() - t) << PACE_SHIFT) / step + 1;
+    uint64_t pace = ((spool__ticks() - t) << PACE_SHIFT) / step + 1;
     /* The loop's pace is the slowest any leaf has seen, so that a cheap
      * start does not stop the splitting of the rest. */
     if (pace > atomic_load_explicit(&l->pace, memory_order_relaxed))

@@ -40,13 +40,6 @@ void spool__trace_describe_call(void (*fn)(void *), void *arg, spool__job_info_t
 
 #if SPOOL__TRACE_ENABLED
 
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The TSC only where the kernel keeps time with it: then it is invariant and
  * the same on every core, and a read costs about half of clock_gettime's. */
 static void choose_clock(void)
@@ -71,7 +64,7 @@ static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
 static void clock_pair(uint64_t *ticks, uint64_t *ns)
 {
     uint64_t a = spool__trace_now();
-    *ns = monotonic_ns();
+    *ns = spool__now_ns();
     uint64_t b = spool__trace_now();
     *ticks = a + (b - a) / 2;
 }

@@ -105,9 +105,19 @@ static inline uint64_t spool__trace_now(void)
     if (spool__trace_use_tsc)
         return __rdtsc();
 #endif
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return spool__now_ns();
+}
+
+/* A cheap clock for a pace, not a time of day (loop.c): the TSC where
+ * there is one (no system call; its rate is fixed but not known here),
+ * else CLOCK_MONOTONIC in ns.  Differences only, on one thread. */
+static inline uint64_t spool__ticks(void)
+{
+#ifdef SPOOL__HAVE_TSC
+    return __rdtsc();
+#else
+    return spool__now_ns();
+#endif
 }
 
 static inline spool__trace_t *spool__trace_current(spool__trace_state_t *s)
