@@ -240,8 +240,10 @@ SPOOL_API void spool_in_place_scope_fifo(spool_scope_fn body, void *arg);
  * spool_scope_spawn: spawns fn(scope, arg) into scope, which will not end
  * before it has run.  In a FIFO scope it is queued FIFO, else LIFO.  Spawns
  * run side by side on workers that are idle when the spawning worker starts
- * running one of them; a worker that becomes idle later may find them only
- * when that one ends, so a spawned job must not wait for another to start.
+ * running one of them, and, once the jobs it runs take tens of microseconds
+ * each or more, on workers that become idle later; a worker that becomes
+ * idle while one of a run of short jobs runs may find the rest only when
+ * that one ends, so a spawned job must not wait for another to start.
  * If no memory can be had for the job, the spawner runs fn(scope, arg) at
  * once, before this returns (a schedule the rule above allows; counted in
  * spool_worker_stats_t's jobs_run_at_spawn and marked on the timeline), so

@@ -33,10 +33,10 @@ static void ticket_free(spool__worker_t *w, spool__heap_job_t *t)
 /* Spends one reference of ticket t, which the calling worker w holds and
  * whose references run with run: the rest is pushed on w's deque first
  * (back where it was, for its own FIFO's private ticket, so that it stays
- * the open one), published if another worker is idle (deque.md, rule 3);
- * returns the call to run.  If the rest cannot be pushed (the deque could
- * not grow), it is spent here at once on the FIFO's front calls, and the
- * call returned is the one after them. */
+ * the open one), published if another worker is idle or the calls are
+ * coarse (deque.md, rules 3 and 4); returns the call to run.  If the rest
+ * cannot be pushed (the deque could not grow), it is spent here at once on
+ * the FIFO's front calls, and the call returned is the one after them. */
 static spool__fifo_call_t ticket_step(spool__heap_job_t *t, spool__worker_t *w,
                                       spool__fifo_run_t run)
 {
@@ -50,7 +50,7 @@ static spool__fifo_call_t ticket_step(spool__heap_job_t *t, spool__worker_t *w,
         while (n-- > 0)
             run_front(f, run);
     } else {
-        spool__worker_share_if_idle(w);
+        spool__worker_share_before_entry(w);
     }
     return spool__fifo_queue_take(&f->queue);
 }
@@ -58,7 +58,8 @@ static spool__fifo_call_t ticket_step(spool__heap_job_t *t, spool__worker_t *w,
 /* Out of line for private_execute, which then saves no register: the rest
  * pushed back is published, then the call taken runs with run, its
  * ticket's kind when it was spent (publication counts only the references
- * left in the ticket).  Called when another worker is idle, and when the
+ * left in the ticket).  Called when another worker is idle or the calls
+ * are coarse (deque.md, rules 3 and 4), and when the
  * take lost a race: another worker takes from this FIFO at the same time
  * (a thief with one of its published tickets), and published, the rest is
  * taken in batches too (spool__fifo_ticket_execute, fifo.md),
@@ -94,7 +95,7 @@ static inline void private_execute(spool__job_t *job, spool__fifo_run_t run)
     }
     t->ticket.count--; /* private still: nobody else sees it */
     spool__job_fifo_t *f = t->ticket.fifo;
-    if (SPOOL__UNLIKELY(spool__worker_peers_idle(w))) {
+    if (SPOOL__UNLIKELY(spool__pace_coarse(&w->pace) || spool__worker_peers_idle(w))) {
         publish_then_run(w, f, run);
         return;
     }
@@ -150,7 +151,8 @@ void spool__fifo_ticket_execute(spool__job_t *job)
         size_t k = spool__fifo_queue_take_n(&f->queue, calls,
                                             batch < t->ticket.count ? batch : t->ticket.count);
         size_t n = t->ticket.count -= k;
-        bool handed_on = n > 0 && spool__worker_hand_on(w, job, false);
+        bool coarse = spool__pace_coarse(&w->pace); /* a batch counts as one entry */
+        bool handed_on = n > 0 && spool__worker_hand_on(w, job, false, coarse);
         if (n == 0)
             ticket_free(w, t);
         /* Our references keep these calls' counts, so f (and its scope)

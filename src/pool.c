@@ -167,6 +167,11 @@ static int pool_new(const spool_config_t *config, unsigned n, bool lend_slot, sp
         free(pool);
         return err;
     }
+    /* The global pool lends its slot, unless its workers' stacks have a
+     * size of their own or its threads a start handler: then its roots stay
+     * on threads made and set up for them. */
+    bool lends = lend_slot && config->stack_size == 0 && config->start_handler == NULL;
+    pool->num_slots = lends ? n + 1 : n; /* before the workers: they read it */
     /* The workers, and the caller slot's (index n: caller.h). */
     pool->workers = aligned_zalloc((n + 1) * sizeof *pool->workers);
     if (pool->workers == NULL) {
@@ -181,11 +186,6 @@ static int pool_new(const spool_config_t *config, unsigned n, bool lend_slot, sp
         }
     }
     pool->num_threads = n;
-    /* The global pool lends its slot, unless its workers' stacks have a
-     * size of their own or its threads a start handler: then its roots stay
-     * on threads made and set up for them. */
-    bool lends = lend_slot && config->stack_size == 0 && config->start_handler == NULL;
-    pool->num_slots = lends ? n + 1 : n;
     atomic_init(&pool->caller_taken, 0);
     atomic_init(&pool->lifecycle, 1);
     atomic_init(&pool->refs, 1);

@@ -228,8 +228,8 @@ static inline void local_block_emptied(spool_scope_t *scope, spool__worker_t *w,
 }
 
 /* A counted block, run by whichever worker w took it: its entries here,
- * newest first, until a thief asks w for work or another worker is idle;
- * then the rest is handed on (pushed on w's deque and published) before the
+ * newest first, until a thief asks w for work, another worker is idle or
+ * the entries are coarse (deque.md, rule 4); then the rest is handed on (pushed on w's deque and published) before the
  * entry taken runs.  The entries run here drop their counts at once at the
  * end. */
 void spool__scope_counted_execute(spool__job_t *base)
@@ -244,7 +244,8 @@ void spool__scope_counted_execute(spool__job_t *base)
         uint32_t n = --b->count;
         spool_scope_fn fn = b->entries[n].fn;
         void *arg = b->entries[n].arg;
-        bool handed_on = n > 0 && spool__worker_hand_on(w, base, each);
+        bool coarse = spool__pace_coarse(&w->pace); /* every entry counts */
+        bool handed_on = n > 0 && spool__worker_hand_on(w, base, each, coarse);
         if (n == 0)
             block_free(w, b); /* before fn: its spawns can reuse it */
         if (SPOOL__LIKELY(!spool__scope_dropping(scope)))
@@ -304,10 +305,10 @@ static SPOOL__NOINLINE void publish_then_run(spool__worker_t *w, spool_scope_t *
 /* A local block, run by its scope's worker (a thief only ever gets a block
  * after spool__scope_block_published made it counted): as a counted block,
  * but each entry only leaves the local count, and the rest pushed back is
- * published only if another worker is idle (the entry may run long).  The
- * entry runs as a tail call; the common cases (the last entry with a spare
- * slot for the block, or a private push back with nobody idle) call nothing
- * else. */
+ * published only if another worker is idle or the entries are coarse (the
+ * entry may run long).  The entry runs as a tail call; the common cases
+ * (the last entry with a spare slot for the block, or a private push back
+ * with nobody idle) call nothing else. */
 void spool__scope_local_execute(spool__job_t *base)
 {
     spool__spawn_block_t *b = (spool__spawn_block_t *)base;
@@ -317,6 +318,7 @@ void spool__scope_local_execute(spool__job_t *base)
     spool_scope_fn fn = b->entries[n].fn;
     void *arg = b->entries[n].arg;
     scope->local--;
+    bool coarse = spool__pace_coarse(&w->pace); /* every entry counts */
     if (n == 0) {
         if (SPOOL__UNLIKELY(spool__block_cache_full(&w->blocks))) {
             local_block_rest(b, fn, arg);
@@ -326,7 +328,7 @@ void spool__scope_local_execute(spool__job_t *base)
     } else if (SPOOL__UNLIKELY(!spool__deque_push_private(&w->deque, base))) {
         local_block_rest(b, fn, arg);
         return;
-    } else if (SPOOL__UNLIKELY(spool__worker_peers_idle(w))) {
+    } else if (SPOOL__UNLIKELY(coarse || spool__worker_peers_idle(w))) {
         publish_then_run(w, scope, fn, arg);
         return;
     }
@@ -368,7 +370,7 @@ static SPOOL__ALWAYS_INLINE bool run_newest_entry_in_place(spool_scope_t *s,
         local_block_emptied(s, owner, b);
     }
     SPOOL__STAT_INC(owner->stats.jobs_executed);
-    spool__worker_share_if_idle(owner); /* rule 3, as the pop and the push back */
+    spool__worker_share_before_entry(owner); /* rules 3 and 4, as the push back */
     spool__scope_call(owner, s, fn, arg);
     return true;
 }

@@ -56,6 +56,9 @@ int spool__worker_init(spool__worker_t *w, spool_pool_t *pool, unsigned index)
     w->pool = pool;
     w->index = index;
     w->rng = UINT64_C(0x9E3779B97F4A7C15) * (index + 1) | 1;
+    /* Rule 4 only where there is someone to share with (in a pool of one
+     * thread publishing would only change the order jobs run in). */
+    spool__pace_init(&w->pace, pool->num_slots > 1);
     spool__core_latch_init(&w->terminate);
     return 0;
 }

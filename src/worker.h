@@ -20,6 +20,7 @@
 #include "copy_arena.h"
 #include "job_fifo.h"
 #include "latch.h"
+#include "pace.h"
 #include "pool.h"
 #include "sleep.h"
 #include "trace.h"
@@ -41,6 +42,8 @@ typedef struct spool__worker {
     /* The victim of this worker's last steal: the owner of the join job it
      * runs, whom the job's latch may have to wake (join.c). */
     struct spool__worker *stolen_from;
+    /* The pace of the entries it runs (pace.h; deque.md, rule 4). */
+    spool__pace_t pace;
     /* The contexts (scope, isolation region) of the deque's jobs and of the
      * code running here (context.h). */
     spool__ctx_stack_t ctx;
@@ -110,11 +113,26 @@ static inline bool spool__worker_peers_idle(spool__worker_t *w)
  * should its private jobs be published first?  Yes if it has some and
  * another worker is idle: else they stay hidden for as long as that job
  * runs. */
-static inline bool spool__worker_should_share(spool__worker_t *w)
+static inline bool spool__worker_has_private(spool__worker_t *w)
 {
     spool__deque_t *d = &w->deque;
-    return spool__worker_peers_idle(w) &&
-           d->owner_split < atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    return d->owner_split < atomic_load_explicit(&d->bottom, memory_order_relaxed);
+}
+
+static inline bool spool__worker_should_share(spool__worker_t *w)
+{
+    return spool__worker_peers_idle(w) && spool__worker_has_private(w);
+}
+
+/* Before w runs an entry of a spawn block or a call of a FIFO ticket whose
+ * rest lies on its deque: rules 3 and 4 (deque.md), its private jobs
+ * published if it has some and another worker is idle or its entries are
+ * coarse.  Counts the entry in w's pace either way. */
+static inline void spool__worker_share_before_entry(spool__worker_t *w)
+{
+    bool coarse = spool__pace_coarse(&w->pace);
+    if (SPOOL__UNLIKELY(coarse || spool__worker_peers_idle(w)) && spool__worker_has_private(w))
+        spool__worker_publish(w);
 }
 
 /* Does worker w, running a spawn block or FIFO ticket (several calls behind
@@ -185,14 +203,17 @@ static inline spool__job_t *spool__worker_pop(spool__worker_t *w)
 /* The holder w of several calls behind one job (a counted spawn block, a
  * published FIFO ticket; rest: that job, with calls left), before it runs
  * the call it took: hands the rest on if asked (each: the timeline records;
- * a thief's demand; an idle worker), pushed on w's deque and published.
- * True if handed on; the caller must not touch rest after that. */
-static inline bool spool__worker_hand_on(spool__worker_t *w, spool__job_t *rest, bool each)
+ * coarse: w's entries are, spool__pace_coarse; a thief's demand; an idle
+ * worker), pushed on w's deque and published.  True if handed on; the
+ * caller must not touch rest after that. */
+static inline bool spool__worker_hand_on(spool__worker_t *w, spool__job_t *rest, bool each,
+                                         bool coarse)
 {
-    if (!(each || spool__deque_demanded(&w->deque) || spool__worker_peers_idle(w)) ||
+    if (!(each || coarse || spool__deque_demanded(&w->deque) || spool__worker_peers_idle(w)) ||
         !spool__worker_push(w, rest))
         return false;
-    spool__worker_share_if_idle(w); /* if the push kept it private */
+    if (coarse ? spool__worker_has_private(w) : spool__worker_should_share(w))
+        spool__worker_publish(w); /* if the push kept it private */
     return true;
 }
 
