@@ -474,8 +474,12 @@ SPOOL_API void spool_isolate(spool_fn fn, void *arg);
  * stolen work is split further and idle workers get fed.  With two or more
  * threads a part times its first eighth: a long part runs in pieces (the
  * body called on consecutive ranges, in order, on one thread) and splits
- * its rest when an idle worker asks; parts too short to repay a steal are
- * not split, unless max_len asks.  SPOOL_FOR_FIXED
+ * its rest when another worker is idle; parts too short to repay a steal
+ * are not split, unless max_len asks.  Each worker also remembers its last
+ * few loops (by body, or fold, and length): one whose work took under
+ * a few microseconds the last time runs whole on the caller, as one
+ * such part (so it still splits if it turns out long), unless max_len
+ * asks for shorter parts.  SPOOL_FOR_FIXED
  * splits at the middle while both halves keep min_len iterations, whatever
  * the pool size and whoever steals: the same parts on every run.
  *

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "global.h"
+#include "test_hooks.h"
 #include "worker.h"
 
 /* A leaf's first piece, which measures the loop's pace, is 1/LEAF_PIECES
@@ -25,6 +26,11 @@
 #define LEAF_PIECES 8u
 #define LEAF_LONG_TICKS 50000u
 #define SPLIT_MIN_TICKS 20000u
+/* A loop whose work took less than this the last time this worker ran it
+ * (same body, same length) runs whole: its halves would take about as long
+ * as the fork, the steal and the join across cores (about 2 us on a TSC of
+ * 2.4 GHz; 5 us where spool__ticks counts nanoseconds). */
+#define LOOP_SHORT_TICKS 5000u
 /* A loop's pace is ticks per iteration in fixed point, 2^-PACE_SHIFT. */
 #define PACE_SHIFT 10
 
@@ -140,7 +146,9 @@ static void leaf(const part_t *p)
     /* Demand-driven splitting.  A long leaf (its rest, at the pace of its
      * first piece, takes LEAF_LONG_TICKS or more) runs in pieces, and when,
      * between two, a thief has found no public job on this worker's deque
-     * (a flag on the owner's own line, cheap to read), serves the demand:
+     * (a flag on the owner's own line, cheap to read) or another worker is
+     * idle (asleep, it asks for nothing: a loop run whole by the memo
+     * pushed nothing that would have woken it), serves the demand:
      * by the worker's private jobs if it has some, else (its siblings were
      * all taken: uneven work) by splitting its rest as a stolen part would
      * be.  A short leaf, the common case in many short loops, runs in one
@@ -175,7 +183,8 @@ static void leaf(const part_t *p)
             call(p, b, p->end); /* a piece shorter than min_len would be left */
             return;
         }
-        if (spool__deque_demanded(&w->deque) && rest_wanted(w)) {
+        if ((spool__deque_demanded(&w->deque) || spool__worker_peers_idle(w)) &&
+            rest_wanted(w)) {
             part_t more = {l, b, p->end, 0, p->acc};
             run_part(&more, true);
             return;
@@ -272,7 +281,40 @@ static void run_root(void *arg)
     if (l->max != 0 && len / l->max > splits)
         splits = len / l->max;
     part_t p = {l, root->begin, root->end, splits, root->acc};
+    if (w == NULL || l->fixed || l->threads < 2 || (l->max != 0 && len > l->max)) {
+        run_part(&p, false);
+        return;
+    }
+    /* The loop memo.  A loop whose work was short here last time runs as
+     * one leaf (which still splits on demand if it turns out long).  A
+     * split run records its work as its leaves' pace says (their first
+     * pieces), without the splits' own cost, or its time from start to end
+     * if no leaf was timed; a whole run records its time, and if that
+     * reads long (an
+     * uneven loop whose leaves' first pieces were cheap, a run that
+     * waited or was preempted), the pace of later split runs is not
+     * trusted again for this loop. */
+    void (*fn)(void) = l->reducer != NULL ? (void (*)(void))l->reducer->fold
+                                          : (void (*)(void))l->body;
+    spool__loop_memo_t *m = &w->loops[((uintptr_t)fn >> 4) % SPOOL__LOOP_MEMO];
+    if (m->fn != fn || m->len != len)
+        *m = (spool__loop_memo_t){.fn = fn, .len = len};
+    uint64_t short_ticks = spool__test_loop_short_ticks(LOOP_SHORT_TICKS);
+    bool whole = m->ticks != 0 && m->ticks < short_ticks;
+    if (whole)
+        p.splits = 0;
+    uint64_t start = spool__ticks();
     run_part(&p, false);
+    uint64_t took = spool__ticks() - start;
+    if (whole) {
+        m->ticks = took;
+        m->whole_was_long |= took >= short_ticks;
+        return;
+    }
+    uint64_t pace = atomic_load_explicit(&l->pace, memory_order_relaxed);
+    if (!m->whole_was_long && pace != 0 && len < (UINT64_MAX >> PACE_SHIFT) / pace)
+        took = (pace * len) >> PACE_SHIFT;
+    m->ticks = took != 0 ? took : 1;
 }
 
 static void run_loop(loop_t *l, size_t begin, size_t end, void *acc)

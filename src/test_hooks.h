@@ -2,6 +2,8 @@
 #ifndef SPOOL_TEST_HOOKS_H
 #define SPOOL_TEST_HOOKS_H
 
+#include <stdint.h>
+
 /* Makes the nth (1-based) worker-thread creation from now fail with err;
  * nth = 0 disarms. */
 void spool__test_fail_thread_create(int nth, int err);
@@ -26,5 +28,11 @@ int spool__test_alloc_fails(void);
 void spool__test_fail_spawn_alloc(int armed);
 /* Called before each such allocation: true if it must fail. */
 int spool__test_spawn_alloc_fails(void);
+
+/* Sets the bound under which loop.c's memo runs a loop whole (spool__ticks;
+ * 0: its own), so that a test sees the memo at work in any build. */
+void spool__test_set_loop_short_ticks(uint64_t ticks);
+/* Called by loop.c: the bound set, else fallback. */
+uint64_t spool__test_loop_short_ticks(uint64_t fallback);
 
 #endif

@@ -1,5 +1,6 @@
 /* Odds and ends: version, error strings, abort, test hooks. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -88,6 +89,20 @@ void spool__test_fail_deque_grow(int armed)
 int spool__test_deque_grow_fails(void)
 {
     return atomic_load_explicit(&fail_deque_grow, memory_order_relaxed);
+}
+
+static _Atomic uint64_t loop_short_ticks; /* 0: loop.c's own bound */
+
+void spool__test_set_loop_short_ticks(uint64_t ticks)
+{
+    /* Relaxed: set by a test before the loops it watches start. */
+    atomic_store_explicit(&loop_short_ticks, ticks, memory_order_relaxed);
+}
+
+uint64_t spool__test_loop_short_ticks(uint64_t fallback)
+{
+    uint64_t t = atomic_load_explicit(&loop_short_ticks, memory_order_relaxed);
+    return t != 0 ? t : fallback;
 }
 
 static atomic_int fail_alloc_countdown;

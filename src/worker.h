@@ -25,6 +25,17 @@
 #include "sleep.h"
 #include "trace.h"
 
+/* A loop this worker ran lately (loop.c): its body (or fold), its length,
+ * the work it measured last time (spool__ticks, 0: not measured), and
+ * whether a run of it as one leaf ever read long. */
+#define SPOOL__LOOP_MEMO 4u
+typedef struct spool__loop_memo {
+    void (*fn)(void);
+    size_t len;
+    uint64_t ticks;
+    bool whole_was_long;
+} spool__loop_memo_t;
+
 typedef struct spool__worker {
     spool__deque_t deque;
     spool_pool_t *pool;
@@ -44,6 +55,8 @@ typedef struct spool__worker {
     struct spool__worker *stolen_from;
     /* The pace of the entries it runs (pace.h; deque.md, rule 4). */
     spool__pace_t pace;
+    /* Its latest loops, by hash of the body (loop.c). */
+    spool__loop_memo_t loops[SPOOL__LOOP_MEMO];
     /* The contexts (scope, isolation region) of the deque's jobs and of the
      * code running here (context.h). */
     spool__ctx_stack_t ctx;
