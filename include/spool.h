@@ -240,10 +240,10 @@ SPOOL_API void spool_in_place_scope_fifo(spool_scope_fn body, void *arg);
  * spool_scope_spawn: spawns fn(scope, arg) into scope, which will not end
  * before it has run.  In a FIFO scope it is queued FIFO, else LIFO.  Spawns
  * run side by side on workers that are idle when the spawning worker starts
- * running one of them, and, once the jobs it runs take tens of microseconds
- * each or more, on workers that become idle later; a worker that becomes
- * idle while one of a run of short jobs runs may find the rest only when
- * that one ends, so a spawned job must not wait for another to start.
+ * running one of them, and, once the jobs it runs are each long beside a
+ * steal, on workers that become idle later; a worker that becomes idle
+ * while one of a run of short jobs runs may find the rest only when that
+ * one ends, so a spawned job must not wait for another to start.
  * If no memory can be had for the job, the spawner runs fn(scope, arg) at
  * once, before this returns (a schedule the rule above allows; counted in
  * spool_worker_stats_t's jobs_run_at_spawn and marked on the timeline), so
@@ -476,8 +476,8 @@ SPOOL_API void spool_isolate(spool_fn fn, void *arg);
  * body called on consecutive ranges, in order, on one thread) and splits
  * its rest when another worker is idle; parts too short to repay a steal
  * are not split, unless max_len asks.  Each worker also remembers its last
- * few loops (by body, or fold, and length): one whose work took under
- * a few microseconds the last time runs whole on the caller, as one
+ * few loops (by body, or fold, and length): one whose work took less
+ * than a split would save the last time runs whole on the caller, as one
  * such part (so it still splits if it turns out long), unless max_len
  * asks for shorter parts.  SPOOL_FOR_FIXED
  * splits at the middle while both halves keep min_len iterations, whatever

@@ -28,8 +28,7 @@
 #define SPLIT_MIN_TICKS 20000u
 /* A loop whose work took less than this the last time this worker ran it
  * (same body, same length) runs whole: its halves would take about as long
- * as the fork, the steal and the join across cores (about 2 us on a TSC of
- * 2.4 GHz; 5 us where spool__ticks counts nanoseconds). */
+ * as the fork, the steal and the join across cores. */
 #define LOOP_SHORT_TICKS 5000u
 /* A loop's pace is ticks per iteration in fixed point, 2^-PACE_SHIFT. */
 #define PACE_SHIFT 10
@@ -289,10 +288,9 @@ static void run_root(void *arg)
      * one leaf (which still splits on demand if it turns out long).  A
      * split run records its work as its leaves' pace says (their first
      * pieces), without the splits' own cost, or its time from start to end
-     * if no leaf was timed; a whole run records its time, and if that
-     * reads long (an
-     * uneven loop whose leaves' first pieces were cheap, a run that
-     * waited or was preempted), the pace of later split runs is not
+     * if no leaf was timed; a whole run records its time, and if that reads
+     * long (an uneven loop whose leaves' first pieces were cheap, a run
+     * that waited or was preempted), the pace of later split runs is not
      * trusted again for this loop. */
     void (*fn)(void) = l->reducer != NULL ? (void (*)(void))l->reducer->fold
                                           : (void (*)(void))l->body;

@@ -3,13 +3,12 @@
  * FIFO calls), a hint for publishing (deque.md, rule 4).
  *
  * A worker that runs an entry hides the rest of its private jobs until the
- * entry returns, from every worker that goes idle meanwhile.  For entries
- * of a few microseconds that is the price of the private fast path; for
- * entries of milliseconds it idles a core for that long.  So before each
- * entry the worker asks whether its recent entries were coarse (took
- * SPOOL__PACE_COARSE_TICKS or more each, at the mean pace since the last
- * sample); if so it publishes the rest first, which then costs under a
- * percent of the entry.
+ * entry returns, from every worker that goes idle meanwhile.  For short
+ * entries that is the price of the private fast path; a long one idles a
+ * core for as long as it runs.  So before each entry the worker asks
+ * whether its recent entries were coarse (took SPOOL__PACE_COARSE_TICKS or
+ * more each, at the mean pace since the last sample); if so it publishes
+ * the rest first, which then costs little beside the entry.
  *
  * The clock (spool__ticks) is read only at samples: before every entry
  * while the entries are coarse, and at intervals that double up to

@@ -229,9 +229,9 @@ static inline void local_block_emptied(spool_scope_t *scope, spool__worker_t *w,
 
 /* A counted block, run by whichever worker w took it: its entries here,
  * newest first, until a thief asks w for work, another worker is idle or
- * the entries are coarse (deque.md, rule 4); then the rest is handed on (pushed on w's deque and published) before the
- * entry taken runs.  The entries run here drop their counts at once at the
- * end. */
+ * the entries are coarse (deque.md, rule 4); then the rest is handed on
+ * (pushed on w's deque and published) before the entry taken runs.  The
+ * entries run here drop their counts at once at the end. */
 void spool__scope_counted_execute(spool__job_t *base)
 {
     spool__spawn_block_t *b = (spool__spawn_block_t *)base;

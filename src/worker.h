@@ -124,27 +124,27 @@ static inline bool spool__worker_peers_idle(spool__worker_t *w)
 /* Owner only (w is the calling worker), before it runs one of its own jobs
  * that may take long (a job its wait loop popped, an entry of a spawn block):
  * should its private jobs be published first?  Yes if it has some and
- * another worker is idle: else they stay hidden for as long as that job
- * runs. */
-static inline bool spool__worker_has_private(spool__worker_t *w)
+ * another worker is idle (rule 3), or, coarse (spool__pace_coarse), the
+ * entries it runs are (rule 4): else they stay hidden for as long as that
+ * job runs. */
+static inline bool spool__worker_should_share_if(spool__worker_t *w, bool coarse)
 {
     spool__deque_t *d = &w->deque;
-    return d->owner_split < atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    return (coarse || spool__worker_peers_idle(w)) &&
+           d->owner_split < atomic_load_explicit(&d->bottom, memory_order_relaxed);
 }
 
 static inline bool spool__worker_should_share(spool__worker_t *w)
 {
-    return spool__worker_peers_idle(w) && spool__worker_has_private(w);
+    return spool__worker_should_share_if(w, false);
 }
 
 /* Before w runs an entry of a spawn block or a call of a FIFO ticket whose
- * rest lies on its deque: rules 3 and 4 (deque.md), its private jobs
- * published if it has some and another worker is idle or its entries are
- * coarse.  Counts the entry in w's pace either way. */
+ * rest lies on its deque: rules 3 and 4 (deque.md).  Counts the entry in
+ * w's pace. */
 static inline void spool__worker_share_before_entry(spool__worker_t *w)
 {
-    bool coarse = spool__pace_coarse(&w->pace);
-    if (SPOOL__UNLIKELY(coarse || spool__worker_peers_idle(w)) && spool__worker_has_private(w))
+    if (SPOOL__UNLIKELY(spool__worker_should_share_if(w, spool__pace_coarse(&w->pace))))
         spool__worker_publish(w);
 }
 
@@ -225,7 +225,7 @@ static inline bool spool__worker_hand_on(spool__worker_t *w, spool__job_t *rest,
     if (!(each || coarse || spool__deque_demanded(&w->deque) || spool__worker_peers_idle(w)) ||
         !spool__worker_push(w, rest))
         return false;
-    if (coarse ? spool__worker_has_private(w) : spool__worker_should_share(w))
+    if (spool__worker_should_share_if(w, coarse))
         spool__worker_publish(w); /* if the push kept it private */
     return true;
 }

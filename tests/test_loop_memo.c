@@ -2,8 +2,8 @@
  * The loop memo (src/loop.c): a loop that was short the last time its
  * worker ran it (same body, same length) runs whole, as one leaf; the leaf
  * still splits when it turns out long, and max_len still bounds every part.
- * "Short" is a bound of about 2 us, which a sanitizer's or valgrind's
- * slowness would cross: the tests set it far higher
+ * "Short" is a bound a sanitizer's or valgrind's slowness would cross:
+ * the tests set it far higher
  * (spool__test_set_loop_short_ticks), so that what they check is the
  * memo's rules in every build, not the bound.
  */

@@ -76,8 +76,7 @@ static void rule4_blocker(spool_scope_t *s, void *arg)
     (void)s;
     rule4_test_t *t = arg;
     atomic_store(&t->blocker_started, 1);
-    for (int ms = 0; ms < 2 * WAIT_MS && !atomic_load(&t->release); ms++)
-        test_sleep_ms(1);
+    test_wait_at_least(&t->release, 1, 2 * WAIT_MS);
 }
 
 static void rule4_entry(spool_scope_t *s, void *arg)
@@ -92,8 +91,7 @@ static void rule4_entry(spool_scope_t *s, void *arg)
     int k = atomic_fetch_add(&t->x_entries, 1) + 1;
     if (k == RELEASE_AT) {
         atomic_store(&t->release, 1);
-        for (int ms = 0; ms < WAIT_MS && atomic_load(&t->on_y) < 2; ms++)
-            test_sleep_ms(1);
+        test_wait_at_least(&t->on_y, 2, WAIT_MS);
         t->seen_on_y = atomic_load(&t->on_y);
     } else {
         test_sleep_ms(ENTRY_MS);
@@ -105,9 +103,7 @@ static void rule4_body(spool_scope_t *s, void *arg)
     rule4_test_t *t = arg;
     t->x = spool_current_thread_index();
     assert_int_equal(spool_scope_spawn(s, rule4_blocker, t), 0);
-    for (int ms = 0; ms < WAIT_MS && !atomic_load(&t->blocker_started); ms++)
-        test_sleep_ms(1);
-    assert_true(atomic_load(&t->blocker_started));
+    assert_true(test_wait_at_least(&t->blocker_started, 1, WAIT_MS));
     for (int i = 0; i < ENTRIES; i++)
         assert_int_equal(spool_scope_spawn(s, rule4_entry, t), 0);
 }

@@ -90,6 +90,14 @@ static inline bool test_meet(atomic_int *in, int n, int deadline_ms)
     return false;
 }
 
+/* Waits until *v is at least n or deadline_ms passed.  True if it is. */
+static inline bool test_wait_at_least(atomic_int *v, int n, int deadline_ms)
+{
+    for (int ms = 0; ms < deadline_ms && atomic_load(v) < n; ms++)
+        test_sleep_ms(1);
+    return atomic_load(v) >= n;
+}
+
 static inline unsigned long fib_expected(unsigned n)
 {
     unsigned long a = 0, b = 1;
