@@ -6,12 +6,13 @@
 #include "scope.h"
 #include "worker.h"
 
-int spool__pool_inject(spool_pool_t *pool, spool__job_t *job)
+int spool__pool_inject(spool_pool_t *pool, spool__job_t *job, bool *woke)
 {
     bool was_empty;
     int err = spool__injector_push(&pool->injector, job, &was_empty);
-    if (err == 0)
-        spool__sleep_new_injected_jobs(&pool->sleep, 1, was_empty);
+    bool did_wake = err == 0 && spool__sleep_new_injected_jobs(&pool->sleep, 1, was_empty);
+    if (woke != NULL)
+        *woke = did_wake;
     return err;
 }
 
@@ -89,7 +90,7 @@ int spool__pool_run_in_worker(spool_pool_t *pool, spool_fn fn, void *arg)
         spool__spin_latch_t latch;
         spool__spin_latch_init(&latch, w, true);
         job.spin = &latch;
-        err = spool__pool_inject(pool, &job.base);
+        err = spool__pool_inject(pool, &job.base, NULL);
         if (err == 0) {
             /* An isolated waiter may take it (isolate.md).  PushFence:
              * pairs with the isolated sleeper's SleepFence. */
@@ -102,9 +103,10 @@ int spool__pool_run_in_worker(spool_pool_t *pool, spool_fn fn, void *arg)
         err = spool__lock_latch_init(&latch);
         if (err == 0) {
             job.lock = &latch;
-            err = spool__pool_inject(pool, &job.base);
+            bool woke;
+            err = spool__pool_inject(pool, &job.base, &woke);
             if (err == 0)
-                spool__lock_latch_wait(&latch);
+                spool__lock_latch_wait(&latch, woke);
             spool__lock_latch_destroy(&latch);
         }
     }

@@ -59,10 +59,10 @@ void spool__lock_latch_set(spool__lock_latch_t *l)
     pthread_mutex_unlock(&l->lock);
 }
 
-/* Rounds of spinning (then of sched_yield) before an outside waiter blocks:
- * a job of a few microseconds ends without the futex round trip (bench/'s
+/* Pauses (then rounds of sched_yield) before an outside waiter blocks: a
+ * job of a few microseconds ends without the futex round trip (bench/'s
  * small-loops workload, called from outside, shows its cost). */
-#define LOCK_LATCH_SPIN_ROUNDS 7u
+#define LOCK_LATCH_SPINS 127u
 #define LOCK_LATCH_YIELD_ROUNDS 16u
 
 static bool lock_latch_is_set(spool__lock_latch_t *l)
@@ -71,24 +71,30 @@ static bool lock_latch_is_set(spool__lock_latch_t *l)
     return atomic_load_explicit(&l->state, memory_order_acquire) == SPOOL__LOCK_LATCH_SET;
 }
 
-void spool__lock_latch_wait(spool__lock_latch_t *l)
+void spool__lock_latch_wait(spool__lock_latch_t *l, bool woke)
 {
-    /* Yield once before spinning: the worker our job woke up may have been
-     * queued on this CPU (the scheduler places a wakee beside its waker),
-     * where the spin would keep it from running (bench/'s wake workload
-     * shows the latency). */
+    /* If our job woke a worker, yield once before spinning: the wakee may
+     * have been queued on this CPU (the scheduler places a wakee beside its
+     * waker), where the spin would keep it from running (bench/'s wake
+     * workload shows the latency).  A job taken by a worker that was awake
+     * needs no yield, which would only give the CPU away between short
+     * calls (bench/'s small-loops, installed per call). */
     if (lock_latch_is_set(l))
         return;
-    sched_yield();
-    for (unsigned round = 0; round < LOCK_LATCH_SPIN_ROUNDS + LOCK_LATCH_YIELD_ROUNDS; round++) {
+    if (woke)
+        sched_yield();
+    /* The spin looks after every pause: the line stays in this core's
+     * cache until the setter writes it, and a short job's end is seen at
+     * once, not at the end of a batch of pauses. */
+    for (unsigned i = 0; i < LOCK_LATCH_SPINS; i++) {
         if (lock_latch_is_set(l))
             return;
-        if (round < LOCK_LATCH_SPIN_ROUNDS) {
-            for (unsigned i = 0; i < 1u << round; i++)
-                spool__cpu_relax();
-        } else {
-            sched_yield();
-        }
+        spool__cpu_relax();
+    }
+    for (unsigned round = 0; round < LOCK_LATCH_YIELD_ROUNDS; round++) {
+        if (lock_latch_is_set(l))
+            return;
+        sched_yield();
     }
     pthread_mutex_lock(&l->lock);
     int expected = SPOOL__LOCK_LATCH_UNSET;
@@ -123,7 +129,7 @@ void spool__count_latch_wait_cold(spool__count_latch_t *l, spool__worker_t *owne
 {
     spool__count_latch_set(l);
     if (l->blocking)
-        spool__lock_latch_wait(&l->lock);
+        spool__lock_latch_wait(&l->lock, true);
     else
         /* Not a recorded wait: the jobs run meanwhile nest in the caller's
          * span anyway, and a scope's end should not pay the recorded wait's

@@ -119,7 +119,9 @@ typedef struct spool__lock_latch {
 int spool__lock_latch_init(spool__lock_latch_t *l);
 void spool__lock_latch_destroy(spool__lock_latch_t *l);
 void spool__lock_latch_set(spool__lock_latch_t *l);
-void spool__lock_latch_wait(spool__lock_latch_t *l);
+/* Blocks until l is set.  woke: the caller's job woke a sleeping worker
+ * just now (spool__lock_latch_wait yields once before it spins then). */
+void spool__lock_latch_wait(spool__lock_latch_t *l, bool woke);
 
 /*
  * A counter that sets its latch when it drops to zero (scopes).  It starts

@@ -104,8 +104,9 @@ static inline void spool__pool_add_work_internal(spool_pool_t *pool)
 /* One counted job has finished; the last one stops the workers. */
 void spool__pool_work_done(spool_pool_t *pool);
 
-/* Pushes job on the injector and wakes a worker if need be.  0 or ENOMEM. */
-int spool__pool_inject(spool_pool_t *pool, spool__job_t *job);
+/* Pushes job on the injector and wakes a worker if need be; *woke, unless
+ * woke is NULL, says whether it woke one.  0 or ENOMEM. */
+int spool__pool_inject(spool_pool_t *pool, spool__job_t *job, bool *woke);
 
 /* Runs fn(arg) on a worker of pool and waits for it; the caller is not one
  * of pool's workers.  0, or ECANCELED if pool is being destroyed. */

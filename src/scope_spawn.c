@@ -142,7 +142,7 @@ int spool__scope_spawn_counted(spool_scope_t *scope, spool__worker_t *w, spool_s
     if (f != NULL)
         err = spool__worker_push_fifo(w, f, (spool__fifo_fn_t)fn, arg, false);
     else if (cache == NULL)
-        err = spool__pool_inject(pool, &job->job.base);
+        err = spool__pool_inject(pool, &job->job.base, NULL);
     else
         err = spool__worker_push(w, &job->job.base) ? 0 : ENOMEM;
     if (err != 0) {

@@ -78,12 +78,17 @@ bool spool__sleep_wake_specific_thread(spool__sleep_t *s, unsigned index)
     return wake_thread(s, index, true);
 }
 
-/* Wakes up to num_to_wake of the sleepers counted for work. */
-static void wake_any_threads(spool__sleep_t *s, unsigned num_to_wake)
+/* Wakes up to num_to_wake of the sleepers counted for work.  True if it
+ * woke any. */
+static bool wake_any_threads(spool__sleep_t *s, unsigned num_to_wake)
 {
+    bool woke = false;
     for (unsigned i = 0; i < s->num_workers && num_to_wake > 0; i++)
-        if (wake_thread(s, i, false))
+        if (wake_thread(s, i, false)) {
             num_to_wake--;
+            woke = true;
+        }
+    return woke;
 }
 
 void spool__sleep_wake_one(spool__sleep_t *s)
@@ -91,7 +96,7 @@ void spool__sleep_wake_one(spool__sleep_t *s)
     wake_any_threads(s, 1);
 }
 
-void spool__sleep_new_jobs_cold(spool__sleep_t *s, uint64_t c, unsigned num_jobs,
+bool spool__sleep_new_jobs_cold(spool__sleep_t *s, uint64_t c, unsigned num_jobs,
                                 bool queue_was_empty)
 {
     /* Make the JEC odd if it is even (a thread got sleepy since the last
@@ -107,15 +112,16 @@ void spool__sleep_new_jobs_cold(spool__sleep_t *s, uint64_t c, unsigned num_jobs
     }
     unsigned sleeping = spool__counters_sleeping(c);
     if (sleeping == 0)
-        return;
+        return false;
     unsigned idle = spool__counters_inactive(c) - sleeping;
     /* A non-empty queue says the idle threads are not keeping up. */
     if (!queue_was_empty)
-        wake_any_threads(s, num_jobs < sleeping ? num_jobs : sleeping);
-    else if (idle < num_jobs) {
+        return wake_any_threads(s, num_jobs < sleeping ? num_jobs : sleeping);
+    if (idle < num_jobs) {
         unsigned wanted = num_jobs - idle;
-        wake_any_threads(s, wanted < sleeping ? wanted : sleeping);
+        return wake_any_threads(s, wanted < sleeping ? wanted : sleeping);
     }
+    return false;
 }
 
 /* Make the JEC even if it is odd, and return the value that results. */

@@ -146,7 +146,8 @@ static inline void spool__sleep_notify_worker_latch_is_set(spool__sleep_t *s, un
     spool__sleep_wake_specific_thread(s, index);
 }
 
-void spool__sleep_new_jobs_cold(spool__sleep_t *s, uint64_t counters, unsigned num_jobs,
+/* True if it woke a sleeper. */
+bool spool__sleep_new_jobs_cold(spool__sleep_t *s, uint64_t counters, unsigned num_jobs,
                                 bool queue_was_empty);
 
 /* Post-work protocol, steps 2 and 3, after a job was published: read the
@@ -164,8 +165,8 @@ static inline bool spool__sleep_post_needs_work(uint64_t c)
     return (spool__counters_jec(c) & 1) == 0 || spool__counters_sleeping(c) != 0;
 }
 
-/* A job was pushed on the injector. */
-static inline void spool__sleep_new_injected_jobs(spool__sleep_t *s, unsigned num_jobs,
+/* A job was pushed on the injector.  True if it woke a sleeper. */
+static inline bool spool__sleep_new_injected_jobs(spool__sleep_t *s, unsigned num_jobs,
                                                   bool queue_was_empty)
 {
     /* PushFence of sleep.md: pairs with SleepFence in the fall-asleep
@@ -174,7 +175,8 @@ static inline void spool__sleep_new_injected_jobs(spool__sleep_t *s, unsigned nu
     spool__fence_seq_cst();
     uint64_t c = spool__sleep_load_counters(s);
     if (spool__sleep_post_needs_work(c))
-        spool__sleep_new_jobs_cold(s, c, num_jobs, queue_was_empty);
+        return spool__sleep_new_jobs_cold(s, c, num_jobs, queue_was_empty);
+    return false;
 }
 
 #endif

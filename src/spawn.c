@@ -76,7 +76,7 @@ static int spawn_into(spool_pool_t *pool, spool_fn fn, void *arg, bool fifo)
     job->job.arg = arg;
     job->job.ctx = pool;
     if (!on_deque)
-        err = spool__pool_inject(pool, &job->job.base);
+        err = spool__pool_inject(pool, &job->job.base, NULL);
     else
         err = spool__worker_push(w, &job->job.base) ? 0 : ENOMEM;
     if (err != 0) {

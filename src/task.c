@@ -132,7 +132,7 @@ static void task_schedule(spool_task_t *t)
     if (w != NULL && w->pool == t->pool) {
         if (spool__worker_push(w, &t->base))
             return;
-    } else if (spool__pool_inject(t->pool, &t->base) == 0) {
+    } else if (spool__pool_inject(t->pool, &t->base, NULL) == 0) {
         return;
     }
     /* No room to queue it (out of memory): it runs here, now. */
@@ -543,7 +543,7 @@ int spool_task_wait(spool_task_t *task)
     if (wt.on_worker) {
         spool__worker_wait_until(w, &wt.spin.core);
     } else {
-        spool__lock_latch_wait(&wt.lock);
+        spool__lock_latch_wait(&wt.lock, true);
         spool__lock_latch_destroy(&wt.lock);
     }
     return 0;
