@@ -109,7 +109,8 @@ static void reset_jobs(unsigned n)
 static void write_expect(const char *name, unsigned n)
 {
     char file[600];
-    snprintf(file, sizeof file, "%s/%s.expect", dir, name);
+    int len = snprintf(file, sizeof file, "%s/%s.expect", dir, name);
+    assert_true(len > 0 && (size_t)len < sizeof file);
     FILE *f = fopen(file, "w");
     assert_non_null(f);
     for (unsigned i = 0; i < n; i++)
