@@ -1,16 +1,17 @@
 #!/bin/sh
 # Writes the manual pages of spool's functions from the doc comments of
-# include/spool.h, so that they cannot drift from the header: one page per
-# comment that begins "name: ..." or "name / name2: ..." (the first name's
-# page; every other function declared under it gets a .so link), with NAME,
+# include/spool.h and the headers it includes, so that they cannot drift
+# from the headers: one page per comment that begins "name: ..." or
+# "name / name2: ..." (the first name's page; every other function
+# declared under it gets a .so link), with NAME,
 # SYNOPSIS (the declarations), DESCRIPTION, THREADS and RETURN VALUE; then
 # spool.3, the overview, from man/spool.3.in with the list of pages added.
-# Usage: man/gen-man.sh SPOOL_H SPOOL_3_IN OUTDIR VERSION
+# Usage: man/gen-man.sh SPOOL_3_IN OUTDIR VERSION HEADER...
 set -eu
-header=$1
-overview=$2
-out=$3
-version=$4
+overview=$1
+out=$2
+version=$3
+shift 3
 mkdir -p "$out"
 awk -v out="$out" -v version="$version" '
 function roff(s) {            # escape one line of text for roff
@@ -94,7 +95,7 @@ want_decl && /^SPOOL_API / {
 }
 want_decl && decl_count > 0 { flush_page(); want_decl = 0 }
 END { flush_page() }
-' "$header"
+' "$@"
 # The overview, with every page listed under SEE ALSO.
 {
     sed "s/@VERSION@/$version/" "$overview"

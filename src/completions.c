@@ -1,5 +1,5 @@
 /*
- * Completion queues: spool_completions_* (see spool.h and task.md).
+ * Completion queues: spool_completions_* (see spool_task.h and task.md).
  *
  * A mutex guards the ring of tags and the descriptor's readiness, and a
  * condvar wakes a reader blocked in spool_completions_wait.  The descriptor

@@ -2,13 +2,14 @@
  * Parallel loops: spool_for and spool_reduce, by recursive halving over
  * spool_join.  Every part lives in a join frame on the stack.
  *
- * Splitting is rayon's LengthSplitter (include/spool.h).  A right half knows
- * whether it migrated: it did if it runs on another worker than the one that
- * forked it, or on that worker through its deque while the left half is
- * still running (the forker popped it while waiting inside the left half).
- * Only a right half that runs after its left half returned, on the same
- * worker, continues where the left half stopped: that is when spool_reduce
- * may keep folding into the left half's accumulator.
+ * Splitting is rayon's LengthSplitter (include/spool_loop.h).  A right
+ * half knows whether it migrated: it did if it runs on another worker than
+ * the one that forked it, or on that worker through its deque while the
+ * left half is still running (the forker popped it while waiting inside
+ * the left half).  Only a right half that runs after its left half
+ * returned, on the same worker, continues where the left half stopped:
+ * that is when spool_reduce may keep folding into the left half's
+ * accumulator.
  */
 #include <stdalign.h>
 #include <stddef.h>

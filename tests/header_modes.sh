@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# include/spool.h (and include/spool_inline.h with it) compiles with no warning under -Wall -Wextra -Wpedantic
-# -Werror as C99, C11, C17 and gnu11, and as C++11, C++17 and C++20, and
+# include/spool.h (and include/spool_inline.h with it) compiles with no
+# warning under -Wall -Wextra -Wpedantic -Werror as C99, C11, C17 and gnu11, and as C++11, C++17 and C++20, and
 # include/spool.hpp as C++17 and C++20 (with -Wshadow too), with gcc and g++
 # and with clang and clang++ (each one that is installed; gcc and g++ must
 # be).
@@ -43,6 +43,13 @@ for cc in gcc clang; do
 done
 for cxx in g++ clang++; do
   for std in c++11 c++17 c++20; do try $cxx $std "$tmp/h.cpp"; done
+done
+# Each header that spool.h includes also compiles when included first.
+printf '#include <spool_loop.h>\nint main(void) { spool_for_opts_t o = {0, 0, 0}; return spool_version() == 0 && o.min_len == 0; }\n' >"$tmp/loop.c"
+printf '#include <spool_task.h>\nint main(void) { spool_task_t *t = NULL; return spool_version() == 0 && t == NULL; }\n' >"$tmp/task.c"
+printf '#include <spool_trace.h>\nint main(void) { spool_worker_stats_t st = {0}; return spool_version() == 0 && st.steals == 0; }\n' >"$tmp/trace.c"
+for f in loop task trace; do
+  for cc in gcc clang; do try $cc c11 "$tmp/$f.c"; done
 done
 # spool.hpp: C++17 and C++20, with -Wshadow too.
 cat >"$tmp/hpp.cpp" <<'CPP'
