@@ -85,12 +85,64 @@ static void test_unstarted_workers_count_as_idle(void **state)
     assert_int_equal(spool_pool_destroy(pool), 0);
 }
 
+/* W10's shape from outside: many short loops handed in one by one, each
+ * taken by a worker still awake from the last.  Once they stop, every
+ * worker sleeps again within its 32 rounds (sleep.md), which take
+ * milliseconds: the test allows 5 s, for sanitizers and valgrind. */
+enum { SHORT_LOOP_LEN = 4096 };
+static double short_loop_data[SHORT_LOOP_LEN];
+
+static void scale_part(void *ctx, size_t begin, size_t end)
+{
+    (void)ctx;
+    for (size_t i = begin; i < end; i++)
+        short_loop_data[i] = short_loop_data[i] * 0.5 + 1.0;
+}
+
+static void short_loop(void *arg)
+{
+    (void)arg;
+    spool_for(0, SHORT_LOOP_LEN, NULL, scale_part, NULL);
+}
+
+static bool all_asleep(spool_pool_t *pool, int deadline_ms)
+{
+    for (int ms = 0; ms <= deadline_ms; ms++) {
+        uint64_t c = atomic_load(&pool->sleep.counters);
+        if (spool__counters_sleeping(c) == pool->num_threads)
+            return true;
+        test_sleep_ms(1);
+    }
+    return false;
+}
+
+static void test_pool_sleeps_after_short_loops(void **state)
+{
+    (void)state;
+    unsigned long calls = test_iters("SPOOL_TEST_SHORT_LOOPS", 2000);
+    unsigned threads[] = {1, 2, 4};
+    for (size_t k = 0; k < sizeof threads / sizeof threads[0]; k++) {
+        spool_config_t config = {.num_threads = threads[k]};
+        spool_pool_t *pool;
+        assert_int_equal(spool_pool_create(&config, &pool), 0);
+        for (size_t i = 0; i < SHORT_LOOP_LEN; i++)
+            short_loop_data[i] = 2.0;
+        for (unsigned long c = 0; c < calls; c++)
+            assert_int_equal(spool_pool_install(pool, short_loop, NULL), 0);
+        for (size_t i = 0; i < SHORT_LOOP_LEN; i++)
+            assert_true(short_loop_data[i] == 2.0); /* 2 * 0.5 + 1, each call */
+        assert_true(all_asleep(pool, 5000));
+        assert_int_equal(spool_pool_destroy(pool), 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_idle_pool_uses_no_cpu),
         cmocka_unit_test(test_bursts_after_sleep),
         cmocka_unit_test(test_unstarted_workers_count_as_idle),
+        cmocka_unit_test(test_pool_sleeps_after_short_loops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
