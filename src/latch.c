@@ -60,8 +60,8 @@ void spool__lock_latch_set(spool__lock_latch_t *l)
 }
 
 /* Pauses (then rounds of sched_yield) before an outside waiter blocks: a
- * job of a few microseconds ends without the futex round trip (bench/'s
- * small-loops workload, called from outside, shows its cost). */
+ * short job ends without the futex round trip (bench/'s small-loops
+ * workload, called from outside, shows its cost). */
 #define LOCK_LATCH_SPINS 127u
 #define LOCK_LATCH_YIELD_ROUNDS 16u
 

@@ -120,7 +120,8 @@ int spool__lock_latch_init(spool__lock_latch_t *l);
 void spool__lock_latch_destroy(spool__lock_latch_t *l);
 void spool__lock_latch_set(spool__lock_latch_t *l);
 /* Blocks until l is set.  woke: the caller's job woke a sleeping worker
- * just now (spool__lock_latch_wait yields once before it spins then). */
+ * just now, or the caller cannot tell (spool__lock_latch_wait yields once
+ * before it spins then). */
 void spool__lock_latch_wait(spool__lock_latch_t *l, bool woke);
 
 /*

@@ -71,8 +71,8 @@ static void *set_later(void *arg)
     return NULL;
 }
 
-/* The waiter blocks (the setter sleeps 50 ms first) whether or not its
- * job woke a worker (which only decides whether it yields first). */
+/* The waiter blocks (the setter sleeps first) whether or not its job woke
+ * a worker (which only decides whether it yields first). */
 static void test_lock_latch(void **state)
 {
     (void)state;

@@ -87,8 +87,8 @@ static void test_unstarted_workers_count_as_idle(void **state)
 
 /* W10's shape from outside: many short loops handed in one by one, each
  * taken by a worker still awake from the last.  Once they stop, every
- * worker sleeps again within its 32 rounds (sleep.md), which take
- * milliseconds: the test allows 5 s, for sanitizers and valgrind. */
+ * worker sleeps again within its 32 rounds (sleep.md); the deadline is
+ * generous, for sanitizers and valgrind. */
 enum { SHORT_LOOP_LEN = 4096 };
 static double short_loop_data[SHORT_LOOP_LEN];
 
@@ -103,17 +103,6 @@ static void short_loop(void *arg)
 {
     (void)arg;
     spool_for(0, SHORT_LOOP_LEN, NULL, scale_part, NULL);
-}
-
-static bool all_asleep(spool_pool_t *pool, int deadline_ms)
-{
-    for (int ms = 0; ms <= deadline_ms; ms++) {
-        uint64_t c = atomic_load(&pool->sleep.counters);
-        if (spool__counters_sleeping(c) == pool->num_threads)
-            return true;
-        test_sleep_ms(1);
-    }
-    return false;
 }
 
 static void test_pool_sleeps_after_short_loops(void **state)
@@ -131,7 +120,7 @@ static void test_pool_sleeps_after_short_loops(void **state)
             assert_int_equal(spool_pool_install(pool, short_loop, NULL), 0);
         for (size_t i = 0; i < SHORT_LOOP_LEN; i++)
             assert_true(short_loop_data[i] == 2.0); /* 2 * 0.5 + 1, each call */
-        assert_true(all_asleep(pool, 5000));
+        assert_true(test_wait_pool_asleep(pool, 5000));
         assert_int_equal(spool_pool_destroy(pool), 0);
     }
 }
