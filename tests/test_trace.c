@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "pool_idle.h"
 #include "worker.h"
 #include "test_util.h"
 
@@ -132,6 +133,10 @@ static void test_records_jobs_where_they_ran(void **state)
     reset_jobs(n);
     workload_t w = {n};
     assert_int_equal(spool_pool_install(pool, workload, &w), 0);
+    /* A worker appends a job's record after the job, which may be after
+     * install returns; asleep, every worker has appended all of its records
+     * (it writes none while it sleeps), and the stop keeps them. */
+    assert_true(test_wait_pool_asleep(pool, 5000));
     assert_int_equal(spool_pool_trace_stop(pool), 0);
     assert_int_equal(spool_pool_trace_write(pool, out_path("jobs.json")), 0);
     assert_int_equal(spool_pool_trace_write(pool, out_path("jobs.html")), 0);
@@ -165,7 +170,7 @@ static void test_full_ring_keeps_the_newest(void **state)
     /* Let the worker end its last search and fall asleep: a record it is
      * writing when the ring is read hides the oldest one (trace.md), and
      * a search that began before the stop still writes into this ring. */
-    test_sleep_ms(100);
+    assert_true(test_wait_pool_asleep(pool, 5000));
     assert_int_equal(spool_pool_trace_stop(pool), 0);
     /* Read the ring as trace_write does: the newest CAPACITY records, and
      * the count of all of them. */
@@ -215,6 +220,8 @@ static void test_errors(void **state)
     reset_jobs(64);
     for (unsigned i = 0; i < 64; i++)
         assert_int_equal(spool_pool_install(pool, note_ran, &jobs[i]), 0);
+    /* The last job's record may come after install returns (as above). */
+    assert_true(test_wait_pool_asleep(pool, 5000));
     assert_int_equal(spool_pool_trace_stop(pool), 0);
     assert_int_equal(spool_pool_trace_stop(pool), EALREADY);
     assert_int_equal(spool_pool_trace_write(pool, NULL), EINVAL);
@@ -410,10 +417,7 @@ static void test_environment_idle_pool(void **state)
 {
     (void)state;
     spool_pool_t *pool = pool_under_env("idle");
-    int ms = 0;
-    while (spool__counters_sleeping(atomic_load(&pool->sleep.counters)) < 2 && ms++ < 5000)
-        test_sleep_ms(1);
-    assert_true(ms <= 5000);
+    assert_true(test_wait_pool_asleep(pool, 5000));
     assert_int_equal(spool_pool_destroy(pool), 0); /* writes the file */
     char name[64];
     snprintf(name, sizeof name, "idle-%ld.expect", (long)getpid());
