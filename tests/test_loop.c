@@ -1,7 +1,7 @@
-/* spool_for and spool_reduce: oneTBB's parallel_for "flog", step/offset and
- * splitting tests and its deterministic-reduce test, rayon's check_lengths,
- * ranges ending at SIZE_MAX, short ranges on the caller, nesting, bad input,
- * and idle CPU after a loop. */
+/* spool_for: oneTBB's parallel_for "flog" and step/offset tests, rayon's
+ * check_lengths, ranges ending at SIZE_MAX, fixed and adaptive parts, short
+ * ranges on the caller, nesting, bad input, idle CPU after a loop, coarse
+ * and uneven leaves (spool_reduce: test_reduce.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,36 +11,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "loop_modes.h"
 #include "pool_idle.h"
-#include "spool.h"
-#include "test_util.h"
 
-static const unsigned pool_sizes[] = {1, 2, 3, 7};
-enum { NUM_POOL_SIZES = sizeof pool_sizes / sizeof pool_sizes[0] };
-
-static spool_pool_t *make_pool(unsigned threads)
-{
-    spool_config_t config = {.num_threads = threads};
-    spool_pool_t *pool;
-    assert_int_equal(spool_pool_create(&config, &pool), 0);
-    return pool;
-}
-
-/* Runs fn(arg) in pool, or on this thread (outside any pool) if pool is NULL. */
-static void run_in(spool_pool_t *pool, spool_fn fn, void *arg)
-{
-    if (pool == NULL)
-        fn(arg);
-    else
-        assert_int_equal(spool_pool_install(pool, fn, arg), 0);
-}
-
-/* The option sets every loop test runs through. */
-static const spool_for_opts_t modes[] = {
-    {0, 0, 0},   {1, 0, 0},  {3, 0, 0},  {0, 1, 0},  {0, 7, 0},  {2, 5, 0}, {10, 3, 0},
-    {0, 0, SPOOL_FOR_FIXED}, {3, 0, SPOOL_FOR_FIXED}, {16, 0, SPOOL_FOR_FIXED},
-};
-enum { NUM_MODES = sizeof modes / sizeof modes[0] };
 
 /* ---- flog: every n < 500, every mode: each index once, nothing else ---- */
 
@@ -270,215 +243,6 @@ static void test_adaptive_part_count(void **state)
         assert_true(atomic_load(&n) < 4096);
         assert_int_equal(spool_pool_destroy(pool), 0);
     }
-}
-
-/* ---- reduce: oneTBB's TestSplitting --------------------------------------- */
-
-typedef struct span_acc {
-    size_t begin, end; /* begin == end: empty */
-    bool empty;
-} span_acc_t;
-
-typedef struct span_ctx {
-    atomic_uint identities, folds, combines;
-} span_ctx_t;
-
-static void span_identity(void *ctx, void *acc)
-{
-    atomic_fetch_add(&((span_ctx_t *)ctx)->identities, 1);
-    *(span_acc_t *)acc = (span_acc_t){0, 0, true};
-}
-
-static void span_fold(void *ctx, void *acc, size_t begin, size_t end)
-{
-    span_acc_t *a = acc;
-    atomic_fetch_add(&((span_ctx_t *)ctx)->folds, 1);
-    assert_true(begin < end);
-    if (a->empty) {
-        *a = (span_acc_t){begin, end, false};
-        return;
-    }
-    assert_int_equal(a->end, begin); /* contiguous, in index order */
-    a->end = end;
-}
-
-static void span_combine(void *ctx, void *left, const void *right)
-{
-    span_acc_t *l = left;
-    const span_acc_t *r = right;
-    atomic_fetch_add(&((span_ctx_t *)ctx)->combines, 1);
-    if (r->empty)
-        return;
-    if (l->empty) {
-        *l = *r;
-        return;
-    }
-    assert_int_equal(l->end, r->begin); /* left.end == right.begin */
-    l->end = r->end;
-}
-
-static const spool_reducer_t span_reducer = {sizeof(span_acc_t), span_identity, span_fold,
-                                             span_combine};
-
-typedef struct span_run {
-    span_ctx_t ctx;
-    span_acc_t result;
-    size_t begin, end;
-    spool_for_opts_t opts;
-} span_run_t;
-
-static void span_reduce(void *arg)
-{
-    span_run_t *r = arg;
-    spool_reduce(r->begin, r->end, &r->opts, &span_reducer, &r->ctx, &r->result);
-}
-
-static void test_reduce_splitting(void **state)
-{
-    (void)state;
-    static const size_t lens[] = {0, 1, 2, 5, 100, 1000, 100000};
-    for (unsigned s = 0; s < NUM_POOL_SIZES; s++) {
-        spool_pool_t *pool = make_pool(pool_sizes[s]);
-        for (unsigned m = 0; m < NUM_MODES; m++) {
-            for (unsigned k = 0; k < sizeof lens / sizeof lens[0]; k++) {
-                span_run_t r = {.begin = 17, .end = 17 + lens[k], .opts = modes[m]};
-                run_in(pool, span_reduce, &r);
-                if (lens[k] == 0) {
-                    assert_true(r.result.empty);
-                    continue;
-                }
-                assert_false(r.result.empty);
-                assert_int_equal(r.result.begin, 17);
-                assert_int_equal(r.result.end, 17 + lens[k]);
-                bool fixed = (modes[m].flags & SPOOL_FOR_FIXED) != 0;
-                if (pool_sizes[s] == 1 && !fixed) {
-                    /* Lazy accumulators: one identity, never a combine. */
-                    assert_int_equal(atomic_load(&r.ctx.identities), 1);
-                    assert_int_equal(atomic_load(&r.ctx.combines), 0);
-                }
-                if (fixed) /* every leaf from the identity, every split combined */
-                    assert_int_equal(atomic_load(&r.ctx.identities),
-                                     atomic_load(&r.ctx.combines) + 1);
-            }
-        }
-        assert_int_equal(spool_pool_destroy(pool), 0);
-    }
-}
-
-/* ---- reduce: oneTBB's deterministic reduce with a non-commutative op ---- */
-
-/* A polynomial hash (associative, not commutative: it checks index order)
- * and a floating-point sum (not associative: it checks the combine tree). */
-typedef struct det_acc {
-    uint64_t hash, power; /* hash of the sequence; B^length */
-    double sum;
-} det_acc_t;
-
-enum { DET_B = 1000003 };
-
-static void det_identity(void *ctx, void *acc)
-{
-    (void)ctx;
-    *(det_acc_t *)acc = (det_acc_t){0, 1, 0.0};
-}
-
-static void det_fold(void *ctx, void *acc, size_t begin, size_t end)
-{
-    (void)ctx;
-    det_acc_t *a = acc;
-    for (size_t i = begin; i < end; i++) {
-        a->hash = a->hash * DET_B + (uint64_t)i;
-        a->power *= DET_B;
-        a->sum += 1.0 / (double)(i + 1);
-    }
-}
-
-static void det_combine(void *ctx, void *left, const void *right)
-{
-    (void)ctx;
-    det_acc_t *l = left;
-    const det_acc_t *r = right;
-    l->hash = l->hash * r->power + r->hash;
-    l->power *= r->power;
-    l->sum = l->sum + r->sum;
-}
-
-static const spool_reducer_t det_reducer = {sizeof(det_acc_t), det_identity, det_fold,
-                                            det_combine};
-
-typedef struct det_run {
-    spool_for_opts_t opts;
-    size_t n;
-    det_acc_t result;
-} det_run_t;
-
-static void det_reduce(void *arg)
-{
-    det_run_t *r = arg;
-    spool_reduce(0, r->n, &r->opts, &det_reducer, NULL, &r->result);
-}
-
-static void test_deterministic_reduce(void **state)
-{
-    (void)state;
-    det_acc_t seq;
-    det_identity(NULL, &seq);
-    det_fold(NULL, &seq, 0, 100000);
-    unsigned long runs = test_iters("SPOOL_TEST_DET_RUNS", 100);
-    det_acc_t first = {0, 0, 0.0};
-    bool have_first = false;
-    for (unsigned s = 0; s < NUM_POOL_SIZES; s++) {
-        spool_pool_t *pool = make_pool(pool_sizes[s]);
-        for (unsigned long k = 0; k < runs; k++) {
-            det_run_t r = {{100, 0, SPOOL_FOR_FIXED}, 100000, {0, 0, 0.0}};
-            run_in(pool, det_reduce, &r);
-            assert_true(r.result.hash == seq.hash); /* index order */
-            if (!have_first) {
-                first = r.result;
-                have_first = true;
-            }
-            /* Bit-identical at every thread count and on every run. */
-            assert_memory_equal(&r.result.sum, &first.sum, sizeof first.sum);
-            /* Adaptive: same order, the sum may differ in its last bits. */
-            det_run_t a = {{0, 0, 0}, 100000, {0, 0, 0.0}};
-            run_in(pool, det_reduce, &a);
-            assert_true(a.result.hash == seq.hash);
-            assert_true(a.result.sum > seq.sum - 1e-9 && a.result.sum < seq.sum + 1e-9);
-        }
-        assert_int_equal(spool_pool_destroy(pool), 0);
-    }
-}
-
-/* W11's leaves: SPOOL_FOR_FIXED, min_len 65536 over 2^24 halves down to 256
- * leaves of 65536 along a balanced tree, the shape of oneTBB's
- * parallel_deterministic_reduce, whose sum of 1/(i+1) is 0x1.13676a79f2928p+4. */
-static void sum_identity(void *ctx, void *acc)
-{
-    (void)ctx;
-    *(double *)acc = 0.0;
-}
-static void sum_fold(void *ctx, void *acc, size_t begin, size_t end)
-{
-    (void)ctx;
-    double s = *(double *)acc;
-    for (size_t i = begin; i < end; i++)
-        s += 1.0 / (double)(i + 1);
-    *(double *)acc = s;
-}
-static void sum_combine(void *ctx, void *left, const void *right)
-{
-    (void)ctx;
-    *(double *)left = *(double *)left + *(const double *)right;
-}
-static const spool_reducer_t sum_reducer = {sizeof(double), sum_identity, sum_fold, sum_combine};
-
-static void test_fixed_sum_matches_balanced_tree(void **state)
-{
-    (void)state;
-    spool_for_opts_t o = {65536, 0, SPOOL_FOR_FIXED};
-    double s = 0.0;
-    spool_reduce(0, (size_t)1 << 24, &o, &sum_reducer, NULL, &s);
-    assert_true(s == 0x1.13676a79f2928p+4);
 }
 
 /* ---- short ranges run on the caller; nesting ------------------------------ */
@@ -801,9 +565,6 @@ int main(void)
         cmocka_unit_test(test_check_lengths),
         cmocka_unit_test(test_fixed_parts_do_not_depend_on_threads),
         cmocka_unit_test(test_adaptive_part_count),
-        cmocka_unit_test(test_reduce_splitting),
-        cmocka_unit_test(test_deterministic_reduce),
-        cmocka_unit_test(test_fixed_sum_matches_balanced_tree),
         cmocka_unit_test(test_short_range_runs_on_caller),
         cmocka_unit_test(test_nested_loops_in_scopes),
         cmocka_unit_test(test_bad_input),
