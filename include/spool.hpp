@@ -19,6 +19,10 @@
  * dropped, as oneTBB and rayon do).  Everything else (threads, ordering,
  * nesting) is as the C functions of the same name say in spool.h.
  *
+ * One file per concern, as spool.h: this one has join, scopes, task groups,
+ * broadcast, isolation and pools, and includes spool_loop.hpp (loops,
+ * reductions, search) and spool_task.hpp (tasks and completion queues).
+ *
  * SPDX-License-Identifier: MIT
  */
 #ifndef SPOOL_HPP
@@ -34,12 +38,10 @@
 #include <atomic>
 #include <cerrno>
 #include <cstddef>
-#include <cstring>
 #include <exception>
 #include <mutex>
 #include <new>
 #include <system_error>
-#include <thread>
 #include <type_traits>
 #include <utility>
 
@@ -356,109 +358,6 @@ private:
 
 namespace detail {
 
-template <class F> struct for_call {
-    F *body;
-    first_error errors;
-};
-
-template <class F> void run_for_part(void *ctx, size_t begin, size_t end) noexcept
-{
-    auto *c = static_cast<for_call<F> *>(ctx);
-    if (c->errors.failed())
-        return; /* something threw: skip the parts not yet started */
-    try {
-        if constexpr (std::is_invocable_v<F &, size_t, size_t>) {
-            (*c->body)(begin, end);
-        } else {
-            for (size_t i = begin; i < end; i++)
-                (*c->body)(i);
-        }
-    } catch (...) {
-        c->errors.capture();
-    }
-}
-
-} // namespace detail
-
-/* A parallel loop over [begin, end) (spool_for): body(b, e) on parts, or
- * body(i) on each index.  If a call throws, parts not yet started are
- * skipped, and the first exception is rethrown once the loop returns. */
-template <class F>
-void parallel_for(size_t begin, size_t end, F &&body, const spool_for_opts_t *opts = nullptr)
-{
-    using FB = std::remove_reference_t<F>;
-    detail::for_call<FB> c{&body, {}};
-    spool_for(begin, end, opts, detail::run_for_part<FB>, &c);
-    c.errors.rethrow();
-}
-
-namespace detail {
-
-template <class T, class Fold, class Combine> struct reduce_call {
-    const T *identity;
-    Fold *fold;
-    Combine *combine;
-    first_error errors;
-
-    static void init(void *ctx, void *acc) noexcept
-    {
-        auto *c = static_cast<reduce_call *>(ctx);
-        new (acc) T(*c->identity);
-    }
-    static void fold_part(void *ctx, void *acc, size_t begin, size_t end) noexcept
-    {
-        auto *c = static_cast<reduce_call *>(ctx);
-        if (c->errors.failed())
-            return;
-        try {
-            T *a = static_cast<T *>(acc);
-            *a = (*c->fold)(std::move(*a), begin, end);
-        } catch (...) {
-            c->errors.capture();
-        }
-    }
-    static void combine_two(void *ctx, void *left, const void *right) noexcept
-    {
-        auto *c = static_cast<reduce_call *>(ctx);
-        if (c->errors.failed())
-            return;
-        try {
-            T *l = static_cast<T *>(left);
-            *l = (*c->combine)(std::move(*l), *static_cast<const T *>(right));
-        } catch (...) {
-            c->errors.capture();
-        }
-    }
-};
-
-} // namespace detail
-
-/* A parallel reduction over [begin, end) (spool_reduce): fold(acc, b, e)
- * returns acc with the elements b .. e-1 added in order, combine(left,
- * right) the two joined, left covering the lower indices; identity is the
- * neutral value.  T is kept in raw stack buffers by the C layer, so it must
- * be trivially copyable and at most SPOOL_REDUCE_MAX_SIZE bytes.  Rethrows
- * the first exception of fold or combine once the reduction returns. */
-template <class T, class Fold, class Combine>
-T parallel_reduce(size_t begin, size_t end, const T &identity, Fold &&fold, Combine &&combine,
-                  const spool_for_opts_t *opts = nullptr)
-{
-    static_assert(std::is_trivially_copyable_v<T>, "the accumulator must be trivially copyable");
-    static_assert(sizeof(T) <= SPOOL_REDUCE_MAX_SIZE, "the accumulator is too large");
-    static_assert(alignof(T) <= alignof(std::max_align_t), "the accumulator is over-aligned");
-    using call_t = detail::reduce_call<T, std::remove_reference_t<Fold>, std::remove_reference_t<Combine>>;
-    call_t c{&identity, &fold, &combine, {}};
-    spool_reducer_t r = {sizeof(T), &call_t::init, &call_t::fold_part, &call_t::combine_two};
-    alignas(T) unsigned char result[sizeof(T)];
-    spool_reduce(begin, end, opts, &r, &c, result);
-    c.errors.rethrow();
-    T out = identity; /* trivially copyable: its bytes are the result's */
-    std::memcpy(static_cast<void *>(&out), result, sizeof(T));
-    return out;
-}
-
-namespace detail {
-
 template <class F> struct broadcast_call {
     F *f;
     first_error errors;
@@ -506,56 +405,6 @@ template <class F> void isolate(F &&f)
     spool_isolate(detail::run_call<FF>, &c);
     if (c.error)
         std::rethrow_exception(c.error);
-}
-
-namespace detail {
-
-template <class P> struct find_call {
-    P *pred;
-    first_error *errors;
-};
-
-template <class P> size_t run_find(void *ctx, size_t begin, size_t end) noexcept
-{
-    auto *c = static_cast<find_call<P> *>(ctx);
-    if (c->errors->failed())
-        return begin; /* stop the search: an exception is on its way */
-    try {
-        for (size_t i = begin; i < end; i++)
-            if ((*c->pred)(i))
-                return i;
-    } catch (...) {
-        c->errors->capture();
-        return begin;
-    }
-    return end;
-}
-
-template <bool First, class P>
-size_t find(size_t begin, size_t end, P &pred, const spool_for_opts_t *opts)
-{
-    first_error errors;
-    find_call<P> c{&pred, &errors};
-    size_t r = First ? spool_find_first(begin, end, opts, run_find<P>, &c)
-                     : spool_find_any(begin, end, opts, run_find<P>, &c);
-    errors.rethrow();
-    return r;
-}
-
-} // namespace detail
-
-/* The lowest i in [begin, end) with pred(i) true, or end (spool_find_first). */
-template <class P>
-size_t find_first(size_t begin, size_t end, P &&pred, const spool_for_opts_t *opts = nullptr)
-{
-    return detail::find<true>(begin, end, pred, opts);
-}
-
-/* Some i in [begin, end) with pred(i) true, or end (spool_find_any). */
-template <class P>
-size_t find_any(size_t begin, size_t end, P &&pred, const spool_for_opts_t *opts = nullptr)
-{
-    return detail::find<false>(begin, end, pred, opts);
 }
 
 /* A pool of worker threads that destroys itself (spool_pool_destroy, which
@@ -617,166 +466,10 @@ private:
     spool_pool_t *pool_ = nullptr;
 };
 
-
-/* A completion queue (spool_completions_*): tasks post a tag to it when they
- * finish, and its descriptor is readable while it holds tags.  Its
- * destructor waits until every task that will post to it has done so
- * (destroy a spool::task before its queue: an unsubmitted one is cancelled
- * and posts then).  Move-only. */
-class completions {
-public:
-    completions() { detail::check(spool_completions_create(&cq_), "spool_completions_create"); }
-    ~completions()
-    {
-        if (cq_ != nullptr)
-            while (spool_completions_destroy(cq_) == EBUSY)
-                std::this_thread::yield();
-    }
-    completions(completions &&other) noexcept : cq_(std::exchange(other.cq_, nullptr)) {}
-    completions &operator=(completions &&other) noexcept
-    {
-        std::swap(cq_, other.cq_);
-        return *this;
-    }
-    completions(const completions &) = delete;
-    completions &operator=(const completions &) = delete;
-
-    /* The descriptor for poll/epoll/uv_poll (spool_completions_fd). */
-    int fd() const noexcept { return spool_completions_fd(cq_); }
-    /* Up to max tags into tags, without blocking; how many. */
-    std::size_t take(void **tags, std::size_t max) noexcept
-    {
-        return spool_completions_take(cq_, tags, max);
-    }
-    /* As take, after waiting up to timeout_ms (-1: no limit) for a tag. */
-    std::size_t wait(void **tags, std::size_t max, int timeout_ms = -1) noexcept
-    {
-        return spool_completions_wait(cq_, tags, max, timeout_ms);
-    }
-    spool_completions_t *get() const noexcept { return cq_; }
-
-private:
-    spool_completions_t *cq_ = nullptr;
-};
-
-/* A task (spool_task_*) running a callable, which is copied (or moved) into
- * it: it runs once submitted and after every task that precedes it.  An
- * exception the callable throws is kept and rethrown by wait().  The
- * destructor releases the task: one never submitted is cancelled; one
- * submitted is waited for first, so that the callable outlives its run
- * (as a std::future of std::async does).  Move-only. */
-class task {
-public:
-    task() = default;
-    /* In the calling worker's pool, or the global pool from outside. */
-    template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, task>>>
-    explicit task(F &&f) : task(nullptr, std::forward<F>(f))
-    {
-    }
-    template <class F> task(spool_pool_t *pool, F &&f)
-    {
-        auto *b = new body<std::decay_t<F>>(std::forward<F>(f));
-        int err = spool_task_create(pool, &body<std::decay_t<F>>::run, b, &t_);
-        if (err != 0) {
-            delete b;
-            detail::check(err, "spool_task_create");
-        }
-        body_ = b;
-        pool_ = pool;
-    }
-    template <class F> task(spool::pool &p, F &&f) : task(p.get(), std::forward<F>(f)) {}
-    ~task() { reset(); }
-    task(task &&other) noexcept
-        : t_(std::exchange(other.t_, nullptr)), body_(std::exchange(other.body_, nullptr)),
-          pool_(std::exchange(other.pool_, nullptr)),
-          submitted_(std::exchange(other.submitted_, false))
-    {
-    }
-    task &operator=(task &&other) noexcept
-    {
-        if (this != &other) {
-            reset();
-            t_ = std::exchange(other.t_, nullptr);
-            body_ = std::exchange(other.body_, nullptr);
-            pool_ = std::exchange(other.pool_, nullptr);
-            submitted_ = std::exchange(other.submitted_, false);
-        }
-        return *this;
-    }
-    task(const task &) = delete;
-    task &operator=(const task &) = delete;
-
-    /* next will not start before this task has finished. */
-    void precede(task &next) { detail::check(spool_task_precede(t_, next.t_), "spool_task_precede"); }
-    /* A new task running f after this one, in the pool this one was given
-     * (none: the caller's pool now, or the global pool); not submitted. */
-    template <class F> task then(F &&f)
-    {
-        task next(pool_, std::forward<F>(f));
-        precede(next);
-        return next;
-    }
-    /* When the task finishes, tag is posted to cq (before submit). */
-    void notify(completions &cq, void *tag)
-    {
-        detail::check(spool_task_notify(t_, cq.get(), tag), "spool_task_notify");
-    }
-    void submit()
-    {
-        detail::check(spool_task_submit(t_), "spool_task_submit");
-        submitted_ = true;
-    }
-    /* Waits until the task has finished; rethrows what its callable threw. */
-    void wait()
-    {
-        detail::check(spool_task_wait(t_), "spool_task_wait");
-        if (body_ != nullptr && body_->error)
-            std::rethrow_exception(body_->error);
-    }
-    /* True if the task will not run (spool_task_cancel). */
-    bool cancel() noexcept { return spool_task_cancel(t_) == 0; }
-    bool done() const noexcept { return spool_task_done(t_) != 0; }
-    bool cancelled() const noexcept { return spool_task_cancelled(t_) != 0; }
-    spool_task_t *get() const noexcept { return t_; }
-
-private:
-    struct body_base {
-        std::exception_ptr error;
-        virtual ~body_base() = default;
-    };
-    template <class F> struct body : body_base {
-        F f;
-        template <class G> explicit body(G &&g) : f(std::forward<G>(g)) {}
-        static void run(void *arg) noexcept
-        {
-            auto *b = static_cast<body *>(arg);
-            try {
-                b->f();
-            } catch (...) {
-                b->error = std::current_exception();
-            }
-        }
-    };
-
-    void reset() noexcept
-    {
-        if (t_ == nullptr)
-            return;
-        if (submitted_)
-            (void)spool_task_wait(t_); /* the callable must outlive its run */
-        spool_task_release(t_);        /* unsubmitted: cancelled */
-        delete body_;
-        t_ = nullptr;
-        body_ = nullptr;
-        submitted_ = false;
-    }
-
-    spool_task_t *t_ = nullptr;
-    body_base *body_ = nullptr;
-    spool_pool_t *pool_ = nullptr;
-    bool submitted_ = false;
-};
-
 } // namespace spool
+
+/* The rest of the interface, one file per concern as in spool.h. */
+#include <spool_loop.hpp>
+#include <spool_task.hpp>
 
 #endif /* SPOOL_HPP */

@@ -62,15 +62,20 @@ int main()
     return a + b == 3 ? 0 : 1;
 }
 CPP
-for cxx in g++ clang++; do
-  command -v $cxx >/dev/null 2>&1 || [ $cxx = g++ ] || continue
-  for std in c++17 c++20; do
-    if ! $cxx -std=$std -Wall -Wextra -Wpedantic -Wshadow -Werror -I "$src/include" \
-         -c "$tmp/hpp.cpp" -o "$tmp/hpp.o"; then
-      echo "header_modes: spool.hpp fails with $cxx -std=$std" >&2
-      exit 1
-    fi
-    checked=$((checked + 1))
+# Each header that spool.hpp includes also compiles when included first.
+printf '#include <spool_loop.hpp>\nint main() { return spool::find_first(0, 4, [](size_t i) { return i == 2; }) == 2 ? 0 : 1; }\n' >"$tmp/loop.cpp"
+printf '#include <spool_task.hpp>\nint main() { spool::task t; spool::pool p(1); return p.num_threads() == 1 ? 0 : 1; }\n' >"$tmp/task.cpp"
+for f in hpp loop task; do
+  for cxx in g++ clang++; do
+    command -v $cxx >/dev/null 2>&1 || [ $cxx = g++ ] || continue
+    for std in c++17 c++20; do
+      if ! $cxx -std=$std -Wall -Wextra -Wpedantic -Wshadow -Werror -I "$src/include" \
+           -c "$tmp/$f.cpp" -o "$tmp/hpp.o"; then
+        echo "header_modes: $f.cpp (spool.hpp) fails with $cxx -std=$std" >&2
+        exit 1
+      fi
+      checked=$((checked + 1))
+    done
   done
 done
 echo "header_modes: spool.h and spool.hpp clean in $checked compiler/standard pairs"

@@ -24,7 +24,7 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 pc=$(find "$prefix" -name spool.pc)
 libdir=$(dirname "$(dirname "$pc")")
 for f in include/spool.h include/spool_loop.h include/spool_task.h include/spool_trace.h \
-         include/spool_inline.h include/spool.hpp; do test -f "$prefix/$f"; done
+         include/spool_inline.h include/spool.hpp include/spool_loop.hpp include/spool_task.hpp; do test -f "$prefix/$f"; done
 test -f "$libdir/libspool.a"
 test -L "$libdir/libspool.so"
 major=$(awk '/^#define SPOOL_VERSION_MAJOR /{print $3}' "$src/include/spool.h")
