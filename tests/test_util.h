@@ -157,6 +157,20 @@ static inline int test_expect_abort(void (*body)(void), const char *needle)
     return strstr(buf, needle) != NULL ? 0 : 2;
 }
 
+/* A pool of threads workers (0: the default); the test aborts if it cannot
+ * be created. */
+static inline spool_pool_t *test_pool(unsigned threads)
+{
+    spool_config_t config = {.num_threads = threads};
+    spool_pool_t *pool;
+    int err = spool_pool_create(&config, &pool);
+    if (err != 0) {
+        fprintf(stderr, "spool_pool_create(%u threads): error %d\n", threads, err);
+        abort();
+    }
+    return pool;
+}
+
 /* Writes pool's trace as JSON to a temporary file and reads it into buf
  * (size bytes, NUL-terminated).  True if all of that worked. */
 static inline bool test_trace_json(spool_pool_t *pool, char *buf, size_t size)
