@@ -163,6 +163,8 @@ void spool__fifo_ticket_execute(spool__job_t *job)
         if (n == 0 || handed_on) {
             if (ops->run_uncounted != NULL)
                 ops->counted_done(ctx, done);
+            if (n == 0)
+                spool__demand_stolen_done(&w->demand, done);
             return;
         }
         /* The next batch: as many calls as ran in SPOOL__FIFO_BATCH_NS at

@@ -35,4 +35,14 @@ void spool__test_set_loop_short_ticks(uint64_t ticks);
 /* Called by loop.c: the bound set, else fallback. */
 uint64_t spool__test_loop_short_ticks(uint64_t fallback);
 
+/* Armed: every stolen spawn block or FIFO ticket a thief finishes marks
+ * its victim (demand.h), whatever its size and time. */
+void spool__test_set_demand_always(int armed);
+/* Called by demand.c: whether armed. */
+int spool__test_demand_always(void);
+/* Called by demand.c at each wait; spool__test_demand_waits returns how
+ * many there were since the last call. */
+void spool__test_demand_waited(void);
+unsigned long spool__test_demand_waits(void);
+
 #endif

@@ -137,3 +137,28 @@ int spool__test_spawn_alloc_fails(void)
 {
     return atomic_load_explicit(&fail_spawn_alloc, memory_order_relaxed);
 }
+
+static atomic_int demand_always;
+static atomic_ulong demand_waits;
+
+void spool__test_set_demand_always(int armed)
+{
+    /* Relaxed: set by a test before the spawns it watches. */
+    atomic_store_explicit(&demand_always, armed, memory_order_relaxed);
+}
+
+int spool__test_demand_always(void)
+{
+    return atomic_load_explicit(&demand_always, memory_order_relaxed);
+}
+
+void spool__test_demand_waited(void)
+{
+    /* Relaxed: a tally, read by the test once the pool is idle. */
+    atomic_fetch_add_explicit(&demand_waits, 1, memory_order_relaxed);
+}
+
+unsigned long spool__test_demand_waits(void)
+{
+    return atomic_exchange_explicit(&demand_waits, 0, memory_order_relaxed);
+}

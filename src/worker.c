@@ -113,9 +113,12 @@ static spool__job_t *steal(spool__worker_t *w, unsigned *from_victim, bool *ente
                 continue;
             spool__job_t *job;
             int64_t t;
-            switch (spool__deque_steal_at(&pool->workers[victim].deque, &job, &t)) {
+            spool__deque_t *d = &pool->workers[victim].deque;
+            spool__demand_before(&w->demand, victim, d);
+            switch (spool__deque_steal_at(d, &job, &t)) {
             case SPOOL__STEAL_SUCCESS:
                 SPOOL__STAT_INC(w->stats.steals);
+                spool__demand_stolen(&w->demand, victim);
                 w->stolen_from = &pool->workers[victim];
                 *from_victim = victim;
                 /* The job's context, which its owner noted for index t. */

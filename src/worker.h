@@ -18,6 +18,7 @@
 #include "job.h"
 #include "job_cache.h"
 #include "copy_arena.h"
+#include "demand.h"
 #include "job_fifo.h"
 #include "latch.h"
 #include "pace.h"
@@ -53,6 +54,8 @@ typedef struct spool__worker {
     /* The victim of this worker's last steal: the owner of the join job it
      * runs, whom the job's latch may have to wake (join.c). */
     struct spool__worker *stolen_from;
+    /* Its last steal, for a demand that waits (demand.h). */
+    spool__demand_t demand;
     /* The pace of the entries it runs (pace.h; deque.md, rule 4). */
     spool__pace_t pace;
     /* Its latest loops, by hash of the body (loop.c). */
