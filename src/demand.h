@@ -11,8 +11,9 @@
  * ticket of few calls, soon after it stole it, waits a little before it
  * demands from that victim again, watching (read-only) for the victim to
  * publish meanwhile.  The wait is bounded, and the demand is made after
- * it: the protocol is unchanged, only when a thief asks.  Thief only: the
- * worker's own fields, no atomics.
+ * it: the protocol is unchanged, only when a thief asks.  The marks are
+ * the thief's own fields; the wait reads the victim's top and split
+ * relaxed.
  */
 #ifndef SPOOL_DEMAND_H
 #define SPOOL_DEMAND_H

@@ -256,11 +256,12 @@ void spool__scope_counted_execute(spool__job_t *base)
         if (n == 0 || handed_on) {
             if (entered)
                 spool__ctx_pop(&w->ctx);
+            /* Before the counts drop: the scope may end with them. */
+            if (n == 0 && w != scope->local_worker)
+                spool__demand_stolen_done(&w->demand, done);
             /* Each entry not yet run holds a count, so the scope outlives
              * the loop. */
             spool__count_latch_set_n(&scope->latch, done);
-            if (n == 0 && w != scope->local_worker)
-                spool__demand_stolen_done(&w->demand, done);
             return;
         }
     }
