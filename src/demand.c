@@ -15,7 +15,8 @@ void spool__demand_stolen_done(spool__demand_t *m, size_t calls)
 void spool__demand_wait(spool__demand_t *m, spool__deque_t *d)
 {
     uint64_t start = spool__ticks();
-    bool recent = start - m->mark_tick < SPOOL__DEMAND_RECENT_TICKS;
+    bool recent = start - m->mark_tick < SPOOL__DEMAND_RECENT_TICKS ||
+                  spool__test_demand_always();
     m->mark_tick = 0; /* one wait per mark */
     if (!recent)
         return;

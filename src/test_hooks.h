@@ -36,7 +36,8 @@ void spool__test_set_loop_short_ticks(uint64_t ticks);
 uint64_t spool__test_loop_short_ticks(uint64_t fallback);
 
 /* Armed: every stolen spawn block or FIFO ticket a thief finishes marks
- * its victim (demand.h), whatever its size and time. */
+ * its victim (demand.h), whatever its size and time, and the mark stays
+ * recent however slow the build (sanitizers, a recording timeline). */
 void spool__test_set_demand_always(int armed);
 /* Called by demand.c: whether armed. */
 int spool__test_demand_always(void);
