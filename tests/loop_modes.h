@@ -10,14 +10,6 @@
 static const unsigned pool_sizes[] = {1, 2, 3, 7};
 enum { NUM_POOL_SIZES = sizeof pool_sizes / sizeof pool_sizes[0] };
 
-static inline spool_pool_t *make_pool(unsigned threads)
-{
-    spool_config_t config = {.num_threads = threads};
-    spool_pool_t *pool;
-    assert_int_equal(spool_pool_create(&config, &pool), 0);
-    return pool;
-}
-
 /* Runs fn(arg) in pool, or on this thread (outside any pool) if pool is NULL. */
 static inline void run_in(spool_pool_t *pool, spool_fn fn, void *arg)
 {

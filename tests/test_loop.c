@@ -65,7 +65,7 @@ static void test_flog(void **state)
     run.first = 1000;
     flog_all(&run); /* outside any pool: the global pool */
     for (unsigned p = 0; p < NUM_POOL_SIZES; p++) {
-        spool_pool_t *pool = make_pool(pool_sizes[p]);
+        spool_pool_t *pool = test_pool(pool_sizes[p]);
         run.first = 1000;
         run_in(pool, flog_all, &run);
         assert_int_equal(spool_pool_destroy(pool), 0);
@@ -95,7 +95,7 @@ static void test_step_and_offset(void **state)
     static const size_t firsts[] = {0, 1, 7, 1000, SIZE_MAX - 3000};
     static const size_t steps[] = {1, 2, 3, 7};
     static atomic_uint hits[3000];
-    spool_pool_t *pool = make_pool(3);
+    spool_pool_t *pool = test_pool(3);
     for (unsigned f = 0; f < sizeof firsts / sizeof firsts[0]; f++) {
         for (unsigned s = 0; s < sizeof steps / sizeof steps[0]; s++) {
             size_t last = firsts[f] + 2999;
@@ -189,7 +189,7 @@ static void test_check_lengths(void **state)
     static parts_t parts;
     check_lengths_all(&parts);
     for (unsigned s = 0; s < NUM_POOL_SIZES; s++) {
-        spool_pool_t *pool = make_pool(pool_sizes[s]);
+        spool_pool_t *pool = test_pool(pool_sizes[s]);
         run_in(pool, check_lengths_all, &parts);
         assert_int_equal(spool_pool_destroy(pool), 0);
     }
@@ -208,7 +208,7 @@ static void test_fixed_parts_do_not_depend_on_threads(void **state)
     static parts_t first, again;
     fixed_parts(&first);
     for (unsigned s = 0; s < NUM_POOL_SIZES; s++) {
-        spool_pool_t *pool = make_pool(pool_sizes[s]);
+        spool_pool_t *pool = test_pool(pool_sizes[s]);
         for (int r = 0; r < 10; r++) {
             memset(&again, 0, sizeof again);
             run_in(pool, fixed_parts, &again);
@@ -236,7 +236,7 @@ static void test_adaptive_part_count(void **state)
 {
     (void)state;
     for (unsigned s = 0; s < NUM_POOL_SIZES; s++) {
-        spool_pool_t *pool = make_pool(pool_sizes[s]);
+        spool_pool_t *pool = test_pool(pool_sizes[s]);
         atomic_uint n = 0;
         run_in(pool, adaptive_parts, &n);
         assert_true(atomic_load(&n) >= pool_sizes[s]);
@@ -351,7 +351,7 @@ static void test_nested_loops_in_scopes(void **state)
     static nest_t n;
     for (unsigned s = 0; s <= NUM_POOL_SIZES; s++) {
         memset(&n, 0, sizeof n);
-        spool_pool_t *pool = s < NUM_POOL_SIZES ? make_pool(pool_sizes[s]) : NULL;
+        spool_pool_t *pool = s < NUM_POOL_SIZES ? test_pool(pool_sizes[s]) : NULL;
         run_in(pool, nest_root, &n); /* NULL: from outside, in the global pool */
         for (size_t i = 0; i < NEST; i++)
             for (size_t j = 0; j < NEST; j++)
@@ -438,7 +438,7 @@ static void test_idle_cpu_after_loop(void **state)
 {
     (void)state;
     static double data[IDLE_LEN];
-    spool_pool_t *pool = make_pool(4);
+    spool_pool_t *pool = test_pool(4);
     run_in(pool, loops_in_pool, data);
     double want = 0.0;
     for (int r = 0; r < IDLE_ROUNDS; r++)
@@ -536,7 +536,7 @@ static void test_uneven_leaf_is_split_on_demand(void **state)
 {
     (void)state;
     unsigned long rounds = test_iters("SPOOL_TEST_UNEVEN_ROUNDS", 5);
-    spool_pool_t *pool = make_pool(2);
+    spool_pool_t *pool = test_pool(2);
     for (unsigned long r = 0; r < rounds; r++) {
         uneven_test_t t;
         for (int i = 0; i < UNEVEN_LEN; i++) {

@@ -79,7 +79,7 @@ static void test_reduce_splitting(void **state)
     (void)state;
     static const size_t lens[] = {0, 1, 2, 5, 100, 1000, 100000};
     for (unsigned s = 0; s < NUM_POOL_SIZES; s++) {
-        spool_pool_t *pool = make_pool(pool_sizes[s]);
+        spool_pool_t *pool = test_pool(pool_sizes[s]);
         for (unsigned m = 0; m < NUM_MODES; m++) {
             for (unsigned k = 0; k < sizeof lens / sizeof lens[0]; k++) {
                 span_run_t r = {.begin = 17, .end = 17 + lens[k], .opts = modes[m]};
@@ -169,7 +169,7 @@ static void test_deterministic_reduce(void **state)
     det_acc_t first = {0, 0, 0.0};
     bool have_first = false;
     for (unsigned s = 0; s < NUM_POOL_SIZES; s++) {
-        spool_pool_t *pool = make_pool(pool_sizes[s]);
+        spool_pool_t *pool = test_pool(pool_sizes[s]);
         for (unsigned long k = 0; k < runs; k++) {
             det_run_t r = {{100, 0, SPOOL_FOR_FIXED}, 100000, {0, 0, 0.0}};
             run_in(pool, det_reduce, &r);
