@@ -64,7 +64,9 @@ bool spool__join_describe(const spool__job_t *job, spool__job_info_t *info)
 }
 
 /* a has returned and the first pop did not give b back: b was stolen, or a
- * left jobs of its own (detached spawns) above it.  job: what the fast pop
+ * left jobs of its own (a task made ready, the rest of a spawn block) above
+ * it, or a wait inside a took b itself (a wait loop takes its own jobs from
+ * below its context, isolate.md X1') and b has run.  job: what the fast pop
  * gave, NULL if it popped nothing (not a private job, or a thief asked). */
 static JOIN_COLD void join_finish(spool__worker_t *w, join_job_t *job_b, spool__job_t *job)
 {
@@ -76,11 +78,21 @@ static JOIN_COLD void join_finish(spool__worker_t *w, join_job_t *job_b, spool__
             spool__worker_wait_recorded(w, &job_b->latch, job_b->fn, job_b->arg);
             return;
         }
-        SPOOL__STAT_INC(w->stats.jobs_executed);
         if (job == &job_b->base) {
+            SPOOL__STAT_INC(w->stats.jobs_executed);
             job_b->fn(job_b->arg); /* not stolen: run inline, no latch needed */
             return;
         }
+        /* While b is pending, whether on the deque under job or stolen
+         * (then everything older went first), job lies above b: a left it.
+         * Once b has run, job may be older than b, a job of the code that
+         * waits for ours: not ours to run here, in our context. */
+        if (spool__core_latch_probe(&job_b->latch)) {
+            if (!spool__worker_push(w, job))
+                spool__abort("internal error: a job could not be put back");
+            return;
+        }
+        SPOOL__STAT_INC(w->stats.jobs_executed);
         spool__worker_run(w, job, SPOOL__FROM_OWN, false); /* left behind by a */
         if (spool__core_latch_probe(&job_b->latch))
             return;

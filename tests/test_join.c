@@ -2,7 +2,8 @@
  * (spool_inline.h): recursive fib from outside any pool and inside pools of
  * 1, 2, 4 and 16 threads; a chain of joins deep enough to grow the deque
  * while b waits in it; both halves run; b is visible to idle workers; NULL
- * functions abort.  Every test runs once with each join (the fork and sync
+ * functions abort; a join whose b a wait inside a took leaves older jobs
+ * alone.  Every test runs once with each join (the fork and sync
  * as a join, and fib typed, as a user writes it); the fork's own cases
  * (what the sync returns, no room to grow) at the end. */
 #include <setjmp.h>
@@ -446,6 +447,79 @@ static void test_fork_with_no_room_to_grow(void **state)
     }
 }
 
+/* ---- a join whose b a wait inside a took ------------------------------------ */
+
+/* On a pool of one worker (no thief): the outer join's a makes an inner
+ * join whose a waits for a task that is ready only once the inner b has
+ * run, so that wait takes b from the deque and runs it.  When the inner a
+ * returns, the newest job is the outer join's b: the inner join must leave
+ * it where it is (the outer join runs it once the outer a has returned),
+ * not run it as a job that its a left behind. */
+typedef struct taken_b {
+    spool_pool_t *pool;
+    spool_task_t *pred; /* submitted by the inner b */
+    atomic_int inner_b_ran, outer_a_done, outer_b_ran, outer_b_early;
+} taken_b_t;
+
+static void nothing(void *arg)
+{
+    (void)arg;
+}
+
+static void inner_b(void *arg)
+{
+    taken_b_t *t = arg;
+    atomic_store(&t->inner_b_ran, 1);
+    if (spool_task_submit(t->pred) != 0)
+        abort();
+}
+
+static void inner_a(void *arg)
+{
+    taken_b_t *t = arg;
+    spool_task_t *task;
+    if (spool_task_create(t->pool, nothing, NULL, &task) != 0 ||
+        spool_task_precede(t->pred, task) != 0 || spool_task_submit(task) != 0)
+        abort();
+    if (spool_task_wait(task) != 0) /* runs inner_b, then pred, then task */
+        abort();
+    spool_task_release(task);
+}
+
+static void outer_a(void *arg)
+{
+    taken_b_t *t = arg;
+    join(inner_a, t, inner_b, t);
+    atomic_store(&t->outer_a_done, 1);
+}
+
+static void outer_b(void *arg)
+{
+    taken_b_t *t = arg;
+    if (!atomic_load(&t->outer_a_done))
+        atomic_store(&t->outer_b_early, 1);
+    atomic_store(&t->outer_b_ran, 1);
+}
+
+static void outer_join(void *arg)
+{
+    join(outer_a, arg, outer_b, arg);
+}
+
+static void test_join_leaves_older_jobs_when_b_was_taken(void **state)
+{
+    (void)state;
+    taken_b_t t = {.pool = test_pool(1)};
+    assert_int_equal(spool_task_create(t.pool, nothing, NULL, &t.pred), 0);
+    assert_int_equal(spool_pool_install(t.pool, outer_join, &t), 0);
+    assert_int_equal(atomic_load(&t.inner_b_ran), 1);
+    assert_int_equal(atomic_load(&t.outer_b_ran), 1);
+    assert_int_equal(atomic_load(&t.outer_b_early), 0);
+    assert_int_equal(spool_task_wait(t.pred), 0);
+    spool_task_release(t.pred);
+    assert_int_equal(spool_pool_destroy(t.pool), 0);
+}
+
 int main(void)
 {
 #define ALL_JOINS(test)                                                                           \
@@ -463,6 +537,7 @@ int main(void)
         ALL_JOINS(test_join_halves_run_once_and_get_stolen),
         ALL_JOINS(test_join_b_of_an_empty_deque_is_public),
         ALL_JOINS(test_join_private_b_published_at_next_fork),
+        ALL_JOINS(test_join_leaves_older_jobs_when_b_was_taken),
         cmocka_unit_test(test_fork_sync_says_whether_b_ran),
         cmocka_unit_test(test_fork_with_no_room_to_grow),
     };
