@@ -111,26 +111,6 @@ static inline bool spool__ctx_equal(spool__context_t a, spool__context_t b)
     return a.scope == b.scope && a.region == b.region;
 }
 
-/* Owner only: bottom is the owner's deque bottom, which a wait loop may
- * have taken below the top entry's base (it took older jobs, X1').  The
- * code of the top entry goes on from bottom: what it pushes there, and
- * what the jobs it runs leave there (a ready task, the rest of a spawn
- * block), is of its context, so that entry covers bottom from now on
- * instead of an older one (isolate.md, X1'').  No job lies at bottom or
- * above, so no lookup of a job still on the deque changes. */
-static inline void spool__ctx_cover(spool__ctx_stack_t *c, int64_t bottom)
-{
-    if (SPOOL__LIKELY(bottom >= c->top_base))
-        return;
-    unsigned d = atomic_load_explicit(&c->depth, memory_order_relaxed);
-    spool__ctx_array_t *a = atomic_load_explicit(&c->array, memory_order_relaxed);
-    /* Relaxed: a thief looks up an index at or above bottom only for a job
-     * pushed from now on, after its acquire of split (or of the slot's
-     * publication), which the owner's release orders after this store. */
-    atomic_store_explicit(&a->entries[d - 1].base, bottom, memory_order_relaxed);
-    c->top_base = bottom;
-}
-
 /* Owner only: code run from here on runs in context x; bottom is the
  * owner's deque bottom, where that code's jobs go.  Pushes an entry unless
  * the top one says x and covers bottom: after the owner took jobs from
@@ -139,8 +119,7 @@ static inline void spool__ctx_cover(spool__ctx_stack_t *c, int64_t bottom)
  * pushed one (pop it when that code returns). */
 static inline bool spool__ctx_enter(spool__ctx_stack_t *c, int64_t bottom, spool__context_t x)
 {
-    spool__ctx_cover(c, bottom);
-    if (spool__ctx_equal(x, c->top))
+    if (spool__ctx_equal(x, c->top) && bottom >= c->top_base)
         return false;
     return spool__ctx_push(c, bottom, x);
 }

@@ -288,8 +288,6 @@ void spool__worker_run(spool__worker_t *w, spool__job_t *job, unsigned from, boo
 #endif
     if (entered)
         spool__ctx_pop(&w->ctx);
-    /* The job may have taken jobs of ours from below our context's base. */
-    spool__ctx_cover(&w->ctx, atomic_load_explicit(&w->deque.bottom, memory_order_relaxed));
 }
 
 #if SPOOL__TRACE_ENABLED
@@ -314,7 +312,6 @@ static bool wait_traced(spool__worker_t *w, spool__core_latch_t *latch, spool__t
         run_traced(w, ring, t->capacity, job, from);
         if (entered)
             spool__ctx_pop(&w->ctx);
-        spool__ctx_cover(&w->ctx, atomic_load_explicit(&w->deque.bottom, memory_order_relaxed));
     }
     return true;
 }
@@ -349,7 +346,6 @@ static bool wait_plain(spool__worker_t *w, spool__core_latch_t *latch)
         spool__job_execute(job);
         if (SPOOL__UNLIKELY(entered))
             spool__ctx_pop(&w->ctx);
-        spool__ctx_cover(&w->ctx, atomic_load_explicit(&w->deque.bottom, memory_order_relaxed));
     }
     return true;
 }

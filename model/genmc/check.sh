@@ -197,9 +197,6 @@ check caller_slot.c \
   caller-claim-relaxed \
   caller-release-relaxed
 
-check ctx_cover.c \
-  -DCOVER_LATE
-
 # Every mutant of model/genmc/mutants is used by some client above.
 for m in $("$here/mutate.sh" --list); do
   case " ${runs[*]} " in
