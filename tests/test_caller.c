@@ -120,10 +120,12 @@ static void test_nothing_lost(void **state)
 
 /* ---- stats and the timeline --------------------------------------------- */
 
+#if SPOOL_TRACING
 static void fib_root(void *arg)
 {
     fib_join(arg);
 }
+#endif
 
 static void test_stats_and_timeline(void **state)
 {

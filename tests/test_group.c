@@ -465,6 +465,7 @@ static void test_no_memory_runs_at_spawn(void **state)
 
 /* ---- the timeline marks a job run at its spawn ---------------------------- */
 
+#if SPOOL_TRACING
 static void spawn_without_memory(void *arg)
 {
     (void)arg;
@@ -475,6 +476,7 @@ static void spawn_without_memory(void *arg)
     spool__test_fail_spawn_alloc(0);
     spool_group_wait(&g);
 }
+#endif
 
 static void test_timeline_marks_run_at_spawn(void **state)
 {
