@@ -17,10 +17,6 @@
 static spool_pool_t *pool; /* 2 threads, made by main() */
 static atomic_long counted;
 
-static void noop(void *arg)
-{
-    (void)arg;
-}
 static void noop_scope(spool_scope_t *s, void *arg)
 {
     (void)s;
@@ -73,7 +69,7 @@ static int destroy_null(void)
 }
 static int install_null_pool(void)
 {
-    return spool_pool_install(NULL, noop, NULL);
+    return spool_pool_install(NULL, test_nothing, NULL);
 }
 static int install_null_fn(void)
 {
@@ -89,7 +85,7 @@ static int spawn_fifo_null_fn(void)
 }
 static int pool_spawn_null_pool(void)
 {
-    return spool_pool_spawn(NULL, noop, NULL);
+    return spool_pool_spawn(NULL, test_nothing, NULL);
 }
 static int pool_spawn_null_fn(void)
 {
@@ -97,7 +93,7 @@ static int pool_spawn_null_fn(void)
 }
 static int pool_spawn_fifo_null_pool(void)
 {
-    return spool_pool_spawn_fifo(NULL, noop, NULL);
+    return spool_pool_spawn_fifo(NULL, test_nothing, NULL);
 }
 static int scope_spawn_null_scope(void)
 {
@@ -224,7 +220,7 @@ typedef struct abort_case {
 
 static void join_null(void)
 {
-    spool_join(noop, NULL, NULL, NULL);
+    spool_join(test_nothing, NULL, NULL, NULL);
 }
 static void scope_null(void)
 {
@@ -295,7 +291,7 @@ static void install_into_itself(void *arg)
 {
     int *same = arg;
     int before = spool_current_thread_index();
-    if (spool_pool_install(pool, noop, NULL) != 0)
+    if (spool_pool_install(pool, test_nothing, NULL) != 0)
         abort();
     int idx = spool_current_thread_index();
     *same = before >= 0 && before == idx;

@@ -28,11 +28,6 @@ static void job_run(void *arg)
     atomic_fetch_add(&((job_t *)arg)->runs, 1);
 }
 
-static void nothing(void *arg)
-{
-    (void)arg;
-}
-
 enum { SUBMITTERS = 8 };
 
 typedef struct submitter {
@@ -121,7 +116,7 @@ static void test_descriptor_follows_the_queue(void **state)
     assert_int_equal(spool_completions_wait(cq, tags, 4, 0), 0);
     spool_task_t *t[3];
     for (int i = 0; i < 3; i++) {
-        assert_int_equal(spool_task_create(NULL, nothing, NULL, &t[i]), 0);
+        assert_int_equal(spool_task_create(NULL, test_nothing, NULL, &t[i]), 0);
         assert_int_equal(spool_task_notify(t[i], cq, (void *)(uintptr_t)(i + 1)), 0);
     }
     assert_int_equal(spool_task_submit(t[0]), 0);

@@ -37,11 +37,6 @@ static void mark_spawned(void *arg)
     atomic_store(&spawned, true);
 }
 
-static void noop(void *arg)
-{
-    (void)arg;
-}
-
 static void noop_broadcast(void *ctx, unsigned index, unsigned n)
 {
     (void)ctx;
@@ -79,9 +74,9 @@ static int child_checks(spool_pool_t *parent_pool)
     if (spool_current_thread_index() != -1 || spool_current_num_threads() < 1)
         return 5;
     if (parent_pool != NULL) {
-        if (spool_pool_install(parent_pool, noop, NULL) != ENOTRECOVERABLE)
+        if (spool_pool_install(parent_pool, test_nothing, NULL) != ENOTRECOVERABLE)
             return 6;
-        if (spool_pool_spawn(parent_pool, noop, NULL) != ENOTRECOVERABLE)
+        if (spool_pool_spawn(parent_pool, test_nothing, NULL) != ENOTRECOVERABLE)
             return 7;
         if (spool_pool_broadcast(parent_pool, noop_broadcast, NULL) != ENOTRECOVERABLE ||
             spool_pool_spawn_broadcast(parent_pool, noop_broadcast, NULL, NULL) != ENOTRECOVERABLE)

@@ -255,11 +255,6 @@ static void test_join_halves_run_once_and_get_stolen(void **state)
     assert_true(stolen_in_pool_of_two(join_many) > 0);
 }
 
-static void noop(void *arg)
-{
-    (void)arg;
-}
-
 /* The split deque's promises (src/deque.md): a job pushed while no public
  * job is left is public at once, and a private one is published at its
  * owner's next fork once the public part has run out (here: the idle worker
@@ -285,7 +280,7 @@ static void wait_for_b(void *arg)
     for (int ms = 0; ms < 10000 && atomic_load(&v->b_ran_on) < 0; ms++) {
         if (v->a_forks)
             for (int i = 0; i < 100; i++)
-                join(noop, NULL, noop, NULL);
+                join(test_nothing, NULL, test_nothing, NULL);
         test_sleep_ms(1);
     }
 }
@@ -299,7 +294,7 @@ static void join_waiting_for_b(void *arg)
  * pushed private (unless the other worker took the outer b already). */
 static void join_under_a_public_job(void *arg)
 {
-    join(join_waiting_for_b, arg, noop, NULL);
+    join(join_waiting_for_b, arg, test_nothing, NULL);
 }
 
 static void check_b_ran_elsewhere(spool_fn outer, int a_forks)
@@ -336,11 +331,11 @@ static spool_fn volatile no_function = NULL;
 
 static void join_null_a(void)
 {
-    join(no_function, NULL, noop, NULL);
+    join(no_function, NULL, test_nothing, NULL);
 }
 static void join_null_b(void)
 {
-    join(noop, NULL, no_function, NULL);
+    join(test_nothing, NULL, no_function, NULL);
 }
 
 static void test_join_null_function_aborts(void **state)
@@ -461,11 +456,6 @@ typedef struct taken_b {
     atomic_int inner_b_ran, outer_a_done, outer_b_ran, outer_b_early;
 } taken_b_t;
 
-static void nothing(void *arg)
-{
-    (void)arg;
-}
-
 static void inner_b(void *arg)
 {
     taken_b_t *t = arg;
@@ -478,7 +468,7 @@ static void inner_a(void *arg)
 {
     taken_b_t *t = arg;
     spool_task_t *task;
-    if (spool_task_create(t->pool, nothing, NULL, &task) != 0 ||
+    if (spool_task_create(t->pool, test_nothing, NULL, &task) != 0 ||
         spool_task_precede(t->pred, task) != 0 || spool_task_submit(task) != 0)
         abort();
     if (spool_task_wait(task) != 0) /* runs inner_b, then pred, then task */
@@ -510,7 +500,7 @@ static void test_join_leaves_older_jobs_when_b_was_taken(void **state)
 {
     (void)state;
     taken_b_t t = {.pool = test_pool(1)};
-    assert_int_equal(spool_task_create(t.pool, nothing, NULL, &t.pred), 0);
+    assert_int_equal(spool_task_create(t.pool, test_nothing, NULL, &t.pred), 0);
     assert_int_equal(spool_pool_install(t.pool, outer_join, &t), 0);
     assert_int_equal(atomic_load(&t.inner_b_ran), 1);
     assert_int_equal(atomic_load(&t.outer_b_ran), 1);

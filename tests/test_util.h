@@ -194,6 +194,12 @@ static inline bool test_trace_json(spool_pool_t *pool, char *buf, size_t size)
     return f != NULL;
 }
 
+/* A job that does nothing: for tests about when and where jobs run. */
+static inline void test_nothing(void *arg)
+{
+    (void)arg;
+}
+
 /* fib through spool_join: every call with n >= 2 forks. */
 typedef struct fib_task {
     unsigned n;
