@@ -27,6 +27,7 @@ model=sleep.pml
 
 verify() { # $1: name, $2: spin -D flags; prints pan's summary, leaves it in pan.out
   rm -f pan pan.* ./*.trail
+  local t0=$SECONDS
   spin -a $2 "$model" >/dev/null
   gcc -O2 -DSAFETY -DCOLLAPSE -o pan pan.c
   ./pan -m1000000 > pan.out 2>&1 || true
@@ -34,7 +35,7 @@ verify() { # $1: name, $2: spin -D flags; prints pan's summary, leaves it in pan
   states=$(awk '/states, stored/{print $1; exit}' pan.out)
   depth=$(grep -o 'depth reached [0-9]*' pan.out | awk '{print $3}')
   errors=$(grep -o 'errors: [0-9]*' pan.out | awk '{print $2}')
-  echo "model ${model%.pml} ${1}: errors ${errors}, ${states} states, depth ${depth}"
+  echo "model ${model%.pml} ${1}: errors ${errors}, ${states} states, depth ${depth} ($((SECONDS - t0))s)"
   [ -n "$errors" ] || { cat pan.out; echo "model: pan gave no result"; exit 1; }
 }
 
