@@ -74,7 +74,7 @@ static void broadcast_execute(spool__job_t *job)
         b->fn(b->ctx, index, n);
     }
     if (entered)
-        spool__ctx_pop(&w->ctx);
+        spool__worker_ctx_pop(w);
     if (b->kind == BROADCAST_WAIT) {
         /* b lives on the waiter's stack: once the count reaches zero the
          * waiter may return, so nothing of b is touched after this. */
@@ -87,16 +87,24 @@ static void broadcast_execute(spool__job_t *job)
         broadcast_last_run(b);
 }
 
-bool spool__broadcast_describe(const spool__job_t *job, spool__job_info_t *info)
+static void broadcast_describe(const spool__job_t *job, spool__job_info_t *info)
 {
-    if (job->execute != broadcast_execute)
-        return false;
     const broadcast_t *b = (const broadcast_t *)job;
     info->fn = b->kind == BROADCAST_SCOPE ? spool__fn_bits((void (*)(void))b->scope_fn)
                                           : spool__fn_bits((void (*)(void))b->fn);
     info->arg = (uint64_t)(uintptr_t)b->ctx;
-    return true;
 }
+
+static spool__context_t broadcast_label(const spool__job_t *job)
+{
+    return ((const broadcast_t *)job)->made_in;
+}
+
+/* Queued on every worker's broadcast queue, never on a deque. */
+const spool__job_kind_t spool__kind_broadcast = {.name = "broadcast",
+                                                 .execute = broadcast_execute,
+                                                 .label = broadcast_label,
+                                                 .describe = broadcast_describe};
 
 /* The context a broadcast from the calling thread is made in (for pool):
  * its worker's, if it is one of pool's, with a SCOPE broadcast's scope. */

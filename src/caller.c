@@ -30,17 +30,9 @@ void spool__caller_leave(spool__worker_t *w)
     /* Jobs left on the deque are the holder's to run: a thief may still
      * take public ones meanwhile, and none may stay private once the
      * holder has gone. */
-    for (;;) {
-        unsigned from;
-        bool entered;
-        spool__job_t *job = spool__worker_take_local(w, &from, &entered);
-        if (job == NULL)
-            break;
-        SPOOL__STAT_INC(w->stats.jobs_executed);
-        spool__worker_run(w, job, from, entered);
-    }
+    spool__drain_local(w);
     if (w->caller_entered)
-        spool__ctx_pop(&w->ctx);
+        spool__worker_ctx_pop(w);
     if (atomic_load_explicit(&w->ctx.depth, memory_order_relaxed) != BASE_DEPTH)
         spool__abort("internal error: the caller slot's contexts are unbalanced");
     spool__worker_leave();

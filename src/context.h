@@ -92,8 +92,26 @@ static inline bool spool__ctx_push(spool__ctx_stack_t *c, int64_t base, spool__c
     return true;
 }
 
-/* Owner only: back to the entry below (the one spool__ctx_push covered). */
-static inline void spool__ctx_pop(spool__ctx_stack_t *c)
+/* Owner only: the top entry covers bottom, the owner's deque bottom, from
+ * now on (isolate.md, X1').  Its base goes down to bottom if it lay above:
+ * after a wait took jobs from below it, so that what the code pushes next
+ * is looked up in its own context.  No job lies at bottom or above, so no
+ * lookup of a job that is there changes. */
+static inline void spool__ctx_cover(spool__ctx_stack_t *c, int64_t bottom)
+{
+    if (SPOOL__LIKELY(bottom >= c->top_base))
+        return;
+    unsigned d = atomic_load_explicit(&c->depth, memory_order_relaxed);
+    spool__ctx_array_t *a = atomic_load_explicit(&c->array, memory_order_relaxed);
+    /* Relaxed: a thief's lookup is for an index below bottom, which both
+     * the old base and this one lie above. */
+    atomic_store_explicit(&a->entries[d - 1].base, bottom, memory_order_relaxed);
+    c->top_base = bottom;
+}
+
+/* Owner only: back to the entry below (the one spool__ctx_push covered),
+ * which then covers bottom, the owner's deque bottom (spool__ctx_cover). */
+static inline void spool__ctx_pop(spool__ctx_stack_t *c, int64_t bottom)
 {
     unsigned d = atomic_load_explicit(&c->depth, memory_order_relaxed) - 1;
     /* Relaxed: an entry above the new depth is never looked at for a job
@@ -104,6 +122,7 @@ static inline void spool__ctx_pop(spool__ctx_stack_t *c)
     c->top_base = atomic_load_explicit(&e->base, memory_order_relaxed);
     c->top.scope = atomic_load_explicit(&e->scope, memory_order_relaxed);
     c->top.region = atomic_load_explicit(&e->region, memory_order_relaxed);
+    spool__ctx_cover(c, bottom);
 }
 
 static inline bool spool__ctx_equal(spool__context_t a, spool__context_t b)

@@ -13,8 +13,9 @@
 
 static spool__deque_buf_t *buf_new(int64_t capacity)
 {
-    spool__deque_buf_t *buf =
-        malloc(sizeof *buf + (size_t)capacity * sizeof(_Atomic(spool__job_t *)));
+    spool__deque_buf_t *buf = malloc(sizeof *buf + (size_t)capacity * (sizeof(_Atomic(
+                                                      spool__job_t *)) +
+                                                  sizeof(atomic_uint_least64_t)));
     if (buf == NULL)
         return NULL;
     buf->mask = capacity - 1;
@@ -36,6 +37,7 @@ int spool__deque_init(spool__deque_t *d)
     atomic_init(&d->buf, buf);
     d->retired = NULL;
     d->slots = buf->slots;
+    d->tags = spool__deque_buf_tags(buf);
     d->mask = buf->mask;
     d->lap = 0;
     d->base = (uintptr_t)buf->slots;
@@ -61,14 +63,19 @@ spool__deque_buf_t *spool__deque_grow(spool__deque_t *d, int64_t top, int64_t bo
     spool__deque_buf_t *buf = buf_new(2 * (old->mask + 1));
     if (buf == NULL)
         return NULL;
+    atomic_uint_least64_t *old_tags = spool__deque_buf_tags(old), *tags = spool__deque_buf_tags(buf);
     for (int64_t i = top; i < bottom; i++) {
         spool__job_t *job = atomic_load_explicit(&old->slots[i & old->mask], memory_order_relaxed);
         atomic_store_explicit(&buf->slots[i & buf->mask], job, memory_order_relaxed);
+        atomic_store_explicit(&tags[i & buf->mask],
+                              atomic_load_explicit(&old_tags[i & old->mask], memory_order_relaxed),
+                              memory_order_relaxed);
     }
     /* Release pairs with the acquire load of buf in spool__deque_steal: a
      * thief that sees the new buffer sees the copied slots. */
     atomic_store_explicit(&d->buf, buf, memory_order_release);
     d->slots = buf->slots;
+    d->tags = tags;
     d->mask = buf->mask;
     old->retired_next = d->retired;
     d->retired = old;

@@ -42,12 +42,21 @@
  * so that the owner's next pop takes the slow path and publishes. */
 #define SPOOL__DEQUE_DEMANDED INT64_MAX
 
+/* A buffer: capacity slots, then capacity tags.  A slot's tag is a word the
+ * owner sets for a private job before publishing it (spool__deque_set_tag)
+ * and a thief reads before it takes the job (spool__deque_steal_if), when
+ * the job's own memory may not be read yet. */
 typedef struct spool__deque_buf spool__deque_buf_t;
 struct spool__deque_buf {
     int64_t mask; /* capacity - 1; capacity is a power of two */
     spool__deque_buf_t *retired_next;
     _Atomic(spool__job_t *) slots[];
 };
+
+static inline atomic_uint_least64_t *spool__deque_buf_tags(spool__deque_buf_t *buf)
+{
+    return (atomic_uint_least64_t *)(void *)&buf->slots[buf->mask + 1];
+}
 
 typedef struct spool__deque {
     /* Thieves' CAS word on its own line. */
@@ -88,6 +97,7 @@ typedef struct spool__deque {
      * with them), and the window's start (a multiple of the capacity, with
      * lap <= bottom <= lap + capacity). */
     _Atomic(spool__job_t *) *slots;
+    atomic_uint_least64_t *tags;
     int64_t mask;
     int64_t lap;
     /* Owner only: split's value (only the owner writes split), a plain
@@ -286,6 +296,19 @@ static inline void spool__deque_drop_newest(spool__deque_t *d, int64_t index)
     atomic_store_explicit(&d->bottom, index, memory_order_relaxed);
 }
 
+/* Owner only: sets the tag of private job i (split <= i < bottom), which
+ * its publication (the release store of split) makes visible with it. */
+static inline void spool__deque_set_tag(spool__deque_t *d, int64_t i, uint64_t tag)
+{
+    atomic_store_explicit(&d->tags[i & d->mask], tag, memory_order_relaxed);
+}
+
+/* Owner only: the tag of job i, set at its publication. */
+static inline uint64_t spool__deque_tag(spool__deque_t *d, int64_t i)
+{
+    return atomic_load_explicit(&d->tags[i & d->mask], memory_order_relaxed);
+}
+
 /* Owner only, after a slow push: should the private jobs be published now?
  * Yes if no public job is left, so that an idle worker finds the oldest job
  * without waiting.  If the push took an alert back, this load sees the steal
@@ -359,9 +382,10 @@ static inline bool spool__deque_demanded(spool__deque_t *d)
     return atomic_load_explicit(&d->floor, memory_order_relaxed) == SPOOL__DEQUE_DEMANDED;
 }
 
-/* A thief's test of the oldest public job, at index t, before it takes it
- * (an isolated waiter's: is it of my region?); false leaves it there. */
-typedef bool (*spool__deque_keep_fn)(const void *arg, int64_t t);
+/* A thief's test of the oldest public job, at index t with tag tag, before
+ * it takes it (an isolated waiter's: is it of my region?); false leaves it
+ * there. */
+typedef bool (*spool__deque_keep_fn)(const void *arg, int64_t t, uint64_t tag);
 
 /* Takes the oldest public job into *out, and its index into *index unless
  * index is NULL.  fenced: the owner may pop concurrently (see
@@ -396,12 +420,17 @@ static inline spool__steal_t spool__deque_take_oldest(spool__deque_t *d, spool__
         }
         return SPOOL__STEAL_EMPTY;
     }
-    /* After the acquire of split, which published the job at t and what its
-     * owner noted before it (context.h). */
-    if (keep != NULL && !keep(keep_arg, t))
-        return SPOOL__STEAL_EMPTY;
     /* Acquire pairs with the release store of buf in spool__deque_grow. */
     spool__deque_buf_t *buf = atomic_load_explicit(&d->buf, memory_order_acquire);
+    /* After the acquire of split, which published the job at t, its tag and
+     * what its owner noted before it (context.h).  A tag read after another
+     * thief took the job (and its slot was reused) is stale, and then the
+     * CAS below fails. */
+    if (keep != NULL &&
+        !keep(keep_arg, t,
+              atomic_load_explicit(&spool__deque_buf_tags(buf)[t & buf->mask],
+                                   memory_order_relaxed)))
+        return SPOOL__STEAL_EMPTY;
     spool__job_t *job = atomic_load_explicit(&buf->slots[t & buf->mask], memory_order_relaxed);
     /* Seq-cst pairs with the owner's CAS in pop and the other thieves'; its
      * release half pairs with the acquire load of top in push. */
@@ -456,6 +485,23 @@ static inline spool__steal_t spool__deque_steal_if(spool__deque_t *d, spool__job
 static inline spool__steal_t spool__deque_take_front(spool__deque_t *d, spool__job_t **out)
 {
     return spool__deque_take_oldest(d, out, false, false, NULL, NULL, NULL);
+}
+
+/* Any thread: the index and tag of the oldest public job, if there is one
+ * (a look, as a thief's before its CAS: acquire loads of top and split,
+ * which published the tag).  False if the public part looked empty. */
+static inline bool spool__deque_peek_oldest(spool__deque_t *d, int64_t *index, uint64_t *tag)
+{
+    /* Acquire pairs with the thieves' CAS and the owner's release stores of
+     * split, as in spool__deque_take_oldest. */
+    int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
+    if (t >= atomic_load_explicit(&d->split, memory_order_acquire))
+        return false;
+    /* Acquire pairs with the release store of buf in spool__deque_grow. */
+    spool__deque_buf_t *buf = atomic_load_explicit(&d->buf, memory_order_acquire);
+    *index = t;
+    *tag = atomic_load_explicit(&spool__deque_buf_tags(buf)[t & buf->mask], memory_order_relaxed);
+    return true;
 }
 
 /* Any thread; a hint (relaxed loads, stale by the time it returns): are

@@ -126,7 +126,7 @@ void spool_group_wait(spool_group_t *group)
                         "order of their spool_group_init");
         spool__scope_close(&g->scope, g->pool, w, g->fifo);
         if (g->entered)
-            spool__ctx_pop(&w->ctx);
+            spool__worker_ctx_pop(w);
         if (g->caller)
             spool__caller_leave(w);
     } else {

@@ -37,7 +37,7 @@ static void install_job_execute(spool__job_t *job)
     bool entered = spool__worker_enter_made_in(w, j->made_in);
     j->fn(j->arg);
     if (entered)
-        spool__ctx_pop(&w->ctx);
+        spool__worker_ctx_pop(w);
     /* j dies once the latch is set.  The installer drops the work count
      * once its wait returns (spool__pool_run_in_worker), not the job: the
      * installer may still be in the injection's wake-up, reading the pool,
@@ -51,17 +51,25 @@ static void install_job_execute(spool__job_t *job)
 bool spool__install_from_worker(const spool__job_t *job, const void *unused)
 {
     (void)unused;
-    return job->execute == install_job_execute && ((const install_job_t *)job)->from_worker;
+    return spool__job_kind(job) == &spool__kind_install && ((const install_job_t *)job)->from_worker;
 }
 
-bool spool__install_describe(const spool__job_t *job, spool__job_info_t *info)
+static void install_describe(const spool__job_t *job, spool__job_info_t *info)
 {
-    if (job->execute != install_job_execute)
-        return false;
     const install_job_t *j = (const install_job_t *)job;
     spool__trace_describe_call(j->fn, j->arg, info);
-    return true;
 }
+
+static spool__context_t install_label(const spool__job_t *job)
+{
+    return ((const install_job_t *)job)->made_in;
+}
+
+/* On the installer's stack, in the pool's queue only. */
+const spool__job_kind_t spool__kind_install = {.name = "install",
+                                               .execute = install_job_execute,
+                                               .label = install_label,
+                                               .describe = install_describe};
 
 int spool__pool_run_root(spool_pool_t *pool, spool_fn fn, void *arg)
 {
@@ -96,7 +104,7 @@ int spool__pool_run_in_worker(spool_pool_t *pool, spool_fn fn, void *arg)
              * pairs with the isolated sleeper's SleepFence. */
             spool__fence_seq_cst();
             spool__sleep_wake_isolated(&pool->sleep);
-            spool__worker_wait_until(w, &latch.core);
+            spool__wait_until(w, &latch.core);
         }
     } else {
         spool__lock_latch_t latch;

@@ -16,13 +16,34 @@ static inline spool__fifo_run_t run_of(const spool__heap_job_t *t)
     return t->ticket.base.execute == spool__fifo_ticket_local_execute ? ops->run_local : ops->run;
 }
 
-/* Runs the front call of f with run, owed to a reference the caller spends.
- * The call keeps f's scope (or pool) alive until it has run, so f is still
- * there while it is taken. */
-static inline void run_front(spool__job_fifo_t *f, spool__fifo_run_t run)
+/* A call's run by w, recorded as a job of its own while w records the calls
+ * of the ticket it runs (worker.h). */
+static SPOOL__NOINLINE void call_recorded(spool__worker_t *w, spool__fifo_run_t run, void *ctx,
+                                          spool__fifo_call_t call)
+{
+    spool__call_record_t rec;
+    spool__worker_record_begin(w, &rec);
+    run(ctx, call);
+    spool__worker_record_end(w, &rec, call.fn, call.arg);
+}
+
+static SPOOL__ALWAYS_INLINE void call_run(spool__worker_t *w, spool__fifo_run_t run, void *ctx,
+                                          spool__fifo_call_t call)
+{
+    if (SPOOL__UNLIKELY(spool__worker_recording(w))) {
+        call_recorded(w, run, ctx, call);
+        return;
+    }
+    run(ctx, call);
+}
+
+/* Runs the front call of f with run on w, owed to a reference the caller
+ * spends.  The call keeps f's scope (or pool) alive until it has run, so f
+ * is still there while it is taken. */
+static inline void run_front(spool__worker_t *w, spool__job_fifo_t *f, spool__fifo_run_t run)
 {
     void *ctx = f->ctx;
-    run(ctx, spool__fifo_queue_take(&f->queue));
+    call_run(w, run, ctx, spool__fifo_queue_take(&f->queue));
 }
 
 static void ticket_free(spool__worker_t *w, spool__heap_job_t *t)
@@ -48,7 +69,7 @@ static spool__fifo_call_t ticket_step(spool__heap_job_t *t, spool__worker_t *w,
             f->open_ticket = NULL; /* off the deque from here */
         ticket_free(w, t);
         while (n-- > 0)
-            run_front(f, run);
+            run_front(w, f, run);
     } else {
         spool__worker_share_before_entry(w);
     }
@@ -68,7 +89,7 @@ static SPOOL__NOINLINE void publish_then_run(spool__worker_t *w, spool__job_fifo
                                              spool__fifo_run_t run)
 {
     spool__worker_publish(w);
-    run_front(f, run);
+    run_front(w, f, run);
 }
 
 /* Out of line for the same reason: the last reference, or a push back that
@@ -78,7 +99,7 @@ static SPOOL__NOINLINE void step_then_run(spool__heap_job_t *t, spool__worker_t 
     spool__job_fifo_t *f = t->ticket.fifo;
     spool__fifo_run_t run = run_of(t);
     void *ctx = f->ctx;
-    run(ctx, ticket_step(t, w, run));
+    call_run(w, run, ctx, ticket_step(t, w, run));
 }
 
 /* A private ticket of the calling worker's own FIFO, whose references run
@@ -104,7 +125,7 @@ static inline void private_execute(spool__job_t *job, spool__fifo_run_t run)
         publish_then_run(w, f, run); /* contended: see there */
         return;
     }
-    run(f->ctx, call);
+    call_run(w, run, f->ctx, call);
 }
 
 void spool__fifo_ticket_private_execute(spool__job_t *job)
@@ -135,10 +156,6 @@ void spool__fifo_ticket_execute(spool__job_t *job)
 {
     spool__heap_job_t *t = (spool__heap_job_t *)job;
     spool__worker_t *w = spool__current_worker();
-    if (spool__worker_hand_on_each(w)) {
-        step_then_run(t, w);
-        return;
-    }
     spool__job_fifo_t *f = t->ticket.fifo;
     const spool__fifo_ops_t *ops = f->ops;
     spool__fifo_run_t run = ops->run_uncounted != NULL ? ops->run_uncounted : ops->run;
@@ -152,13 +169,13 @@ void spool__fifo_ticket_execute(spool__job_t *job)
                                             batch < t->ticket.count ? batch : t->ticket.count);
         size_t n = t->ticket.count -= k;
         bool coarse = spool__pace_coarse(&w->pace); /* a batch counts as one entry */
-        bool handed_on = n > 0 && spool__worker_hand_on(w, job, false, coarse);
+        bool handed_on = n > 0 && spool__worker_hand_on(w, job, coarse);
         if (n == 0)
             ticket_free(w, t);
         /* Our references keep these calls' counts, so f (and its scope)
          * lives on until they are dropped. */
         for (size_t i = 0; i < k; i++)
-            run(ctx, calls[i]);
+            call_run(w, run, ctx, calls[i]);
         done += k;
         if (n == 0 || handed_on) {
             if (ops->run_uncounted != NULL)
@@ -181,34 +198,39 @@ void spool__fifo_ticket_execute(spool__job_t *job)
     }
 }
 
-static void fifo_job_execute(spool__job_t *job)
+/* A ticket's label: its FIFO's (the scope's, or none). */
+static spool__context_t ticket_label(const spool__job_t *job)
 {
-    spool__fifo_job_t *taken = (spool__fifo_job_t *)job;
-    taken->run(taken->ctx, taken->call);
+    const spool__job_fifo_t *f = ((const spool__heap_job_t *)job)->ticket.fifo;
+    return f->ops->label(f->ctx);
 }
 
-spool__job_t *spool__job_fifo_resolve(spool__job_t *job, spool__fifo_job_t *taken)
+/* A ticket's own name: the call it runs is known only once taken. */
+static void ticket_describe(const spool__job_t *job, spool__job_info_t *info)
 {
-    if (!spool__job_is_fifo_ticket(job))
-        return job;
-    spool__heap_job_t *t = (spool__heap_job_t *)job;
-    taken->base.execute = fifo_job_execute;
-    taken->run = run_of(t);
-    taken->ctx = t->ticket.fifo->ctx;
-    taken->call = ticket_step(t, spool__current_worker(), taken->run);
-    return &taken->base;
+    info->fn = spool__fn_bits((void (*)(void))job->execute);
+    info->arg = (uint64_t)(uintptr_t)job;
 }
 
-bool spool__job_fifo_describe(const spool__job_t *job, spool__job_info_t *info)
-{
-    if (job->execute != fifo_job_execute)
-        return false;
-    const spool__fifo_job_t *taken = (const spool__fifo_job_t *)job;
-    info->fn = spool__fn_bits(taken->call.fn);
-    info->arg = (uint64_t)(uintptr_t)taken->call.arg;
-    return true;
-}
-
+const spool__job_kind_t spool__kind_private_ticket = {
+    .name = "private ticket",
+    .execute = spool__fifo_ticket_private_execute,
+    .label = ticket_label,
+    .published = spool__fifo_ticket_published,
+    .describe = ticket_describe,
+    .records_calls = true};
+const spool__job_kind_t spool__kind_local_ticket = {.name = "local ticket",
+                                                    .execute = spool__fifo_ticket_local_execute,
+                                                    .label = ticket_label,
+                                                    .published = spool__fifo_ticket_published,
+                                                    .describe = ticket_describe,
+                                                    .records_calls = true};
+const spool__job_kind_t spool__kind_ticket = {.name = "ticket",
+                                              .execute = spool__fifo_ticket_execute,
+                                              .label = ticket_label,
+                                              .published = spool__fifo_ticket_published,
+                                              .describe = ticket_describe,
+                                              .records_calls = true};
 /* Out of line so that an added reference (spool__worker_push_fifo) saves
  * no register.  A thief that asked gets the open ticket
  * first (publishing closes it), as a push would publish it (rule 2). */
@@ -237,7 +259,7 @@ int spool__job_fifo_push_ticket(spool__worker_t *w, spool__job_fifo_t *f, spool_
          * call, so every queued call keeps one reference). */
         f->open_ticket = NULL;
         ticket_free(w, t);
-        run_front(f, local ? f->ops->run_local : f->ops->run);
+        run_front(w, f, local ? f->ops->run_local : f->ops->run);
     }
     return 0;
 }

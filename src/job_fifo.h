@@ -42,6 +42,8 @@ typedef void (*spool__fifo_run_t)(void *ctx, spool__fifo_call_t call);
  * counted: NULL if the FIFO takes none), and how to count n local
  * references when their ticket is published. */
 typedef struct spool__fifo_ops {
+    /* The label of the FIFO's tickets (job.h): its scope's, or none. */
+    spool__context_t (*label)(void *ctx);
     spool__fifo_run_t run;
     spool__fifo_run_t run_local;
     void (*count_local)(void *ctx, size_t n);
@@ -82,9 +84,9 @@ void spool__fifo_ticket_execute(spool__job_t *job);
 
 static inline bool spool__job_is_fifo_ticket(const spool__job_t *job)
 {
-    return job->execute == spool__fifo_ticket_private_execute ||
-           job->execute == spool__fifo_ticket_local_execute ||
-           job->execute == spool__fifo_ticket_execute;
+    const spool__job_kind_t *k = spool__job_kind(job);
+    return k == &spool__kind_private_ticket || k == &spool__kind_local_ticket ||
+           k == &spool__kind_ticket;
 }
 
 /* Publication of job, a ticket in the publishing worker's private part: a
@@ -112,19 +114,5 @@ static inline size_t spool__fifo_ticket_published(spool__job_t *job)
 struct spool__worker;
 int spool__job_fifo_push_ticket(struct spool__worker *w, spool__job_fifo_t *f, spool__fifo_fn_t fn,
                                 void *arg, bool local);
-
-/* A call taken off a FIFO, as a job (on the stack of the one who took it):
- * for the timeline, which records the call that a ticket's reference runs. */
-typedef struct spool__fifo_job {
-    spool__job_t base;
-    spool__fifo_run_t run;
-    void *ctx;
-    spool__fifo_call_t call;
-} spool__fifo_job_t;
-
-/* If job is a ticket, spends one of its references (the rest handed on, as
- * its execute would), puts the call that reference stands for in *taken and
- * returns &taken->base (run that one instead); else returns job. */
-spool__job_t *spool__job_fifo_resolve(spool__job_t *job, spool__fifo_job_t *taken);
 
 #endif

@@ -54,28 +54,37 @@ void spool__join_execute_v3(spool__job_t *job)
         spool__sleep_notify_worker_latch_is_set(&owner->pool->sleep, owner->index);
 }
 
-bool spool__join_describe(const spool__job_t *job, spool__job_info_t *info)
+static void join_describe(const spool__job_t *job, spool__job_info_t *info)
 {
-    if (job->execute != spool__join_execute_v3)
-        return false;
     const join_job_t *j = (const join_job_t *)job;
     spool__trace_describe_call(j->fn, j->arg, info);
-    return true;
 }
+
+/* b of a join: on its maker's stack, its context its deque position's. */
+const spool__job_kind_t spool__kind_join = {
+    .name = "join", .execute = spool__join_execute_v3, .describe = join_describe};
 
 /* a has returned and the first pop did not give b back: b was stolen, or a
  * left jobs of its own (a task made ready, the rest of a spawn block) above
- * it, or a wait inside a took b itself (a wait loop takes its own jobs from
- * below its context, isolate.md X1') and b has run.  job: what the fast pop
- * gave, NULL if it popped nothing (not a private job, or a thief asked). */
+ * it, or a wait inside a took b itself (a wait takes its own older jobs,
+ * wait.md) and b has run.  job: what the fast pop gave, NULL if it popped
+ * nothing (not a private job, or a thief asked). */
 static JOIN_COLD void join_finish(spool__worker_t *w, join_job_t *job_b, spool__job_t *job)
 {
-    if (job == NULL)
-        job = spool__worker_pop(w);
+    spool__filter_t f = spool__filter_here(w, false);
+    spool__taken_t t;
+    /* The fast pop took a private job: it lay at the new bottom. */
+    if (job != NULL && job != &job_b->base &&
+        !spool__take_popped(w, f, job, atomic_load_explicit(&w->deque.bottom, memory_order_relaxed),
+                            &t))
+        job = NULL; /* older than b, not for this filter: left there */
+    else if (job == NULL)
+        job = spool__take_own(w, f, &t);
     for (;;) {
         if (job == NULL) {
-            /* b was stolen: work on other jobs until its thief is done. */
-            spool__worker_wait_recorded(w, &job_b->latch, job_b->fn, job_b->arg);
+            /* b was stolen (or has run, and the next job is not for us):
+             * work on other jobs until its thief is done. */
+            spool__wait_recorded(w, &job_b->latch, job_b->fn, job_b->arg);
             return;
         }
         if (job == &job_b->base) {
@@ -83,20 +92,16 @@ static JOIN_COLD void join_finish(spool__worker_t *w, join_job_t *job_b, spool__
             job_b->fn(job_b->arg); /* not stolen: run inline, no latch needed */
             return;
         }
-        /* While b is pending, whether on the deque under job or stolen
-         * (then everything older went first), job lies above b: a left it.
-         * Once b has run, job may be older than b, a job of the code that
-         * waits for ours: not ours to run here, in our context. */
-        if (spool__core_latch_probe(&job_b->latch)) {
-            if (!spool__worker_push(w, job))
-                spool__abort("internal error: a job could not be put back");
-            return;
-        }
+        /* While b is pending (under job, or stolen: then everything older
+         * went first), job lies above b: a left it, and it is the code's
+         * own.  Once b has run, job is older than b, of the code that waits
+         * for ours: taken as a wait here takes it, in its own context
+         * (wait.md). */
         SPOOL__STAT_INC(w->stats.jobs_executed);
-        spool__worker_run(w, job, SPOOL__FROM_OWN, false); /* left behind by a */
+        spool__run_taken(w, job, t);
         if (spool__core_latch_probe(&job_b->latch))
             return;
-        job = spool__worker_pop(w);
+        job = spool__take_own(w, f, &t);
     }
 }
 

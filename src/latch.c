@@ -134,5 +134,5 @@ void spool__count_latch_wait_cold(spool__count_latch_t *l, spool__worker_t *owne
         /* Not a recorded wait: the jobs run meanwhile nest in the caller's
          * span anyway, and a scope's end should not pay the recorded wait's
          * call (trace.md, "Costs"). */
-        spool__worker_wait_until(owner, &l->spin.core);
+        spool__wait_until(owner, &l->spin.core);
 }

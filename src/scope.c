@@ -59,16 +59,26 @@ static SPOOL__ALWAYS_INLINE void scope_complete(spool_scope_t *s, spool_pool_t *
         /* Looked at once per scope: a timeline that starts meanwhile sees
          * the rest of these entries inside the job that runs the scope. */
         if (s->local > 0) { /* apart: a scope that spawned nothing sets nothing up */
-            bool in_place_ok = !fifo && !spool__worker_hand_on_each(owner);
+#if SPOOL__TRACE_ENABLED
+            /* The entries run in place are recorded one by one while the
+             * timeline records (the jobs popped record themselves). */
+            spool__trace_t *saved = owner->recording;
+            owner->recording = spool__trace_current(&pool->trace);
+            owner->trace_from = SPOOL__FROM_OWN;
+#endif
             do {
-                if (in_place_ok && run_newest_entry_in_place(s, owner))
+                if (!fifo && run_newest_entry_in_place(s, owner))
                     continue;
                 spool__job_t *job = spool__worker_pop(owner);
                 if (SPOOL__UNLIKELY(job == NULL))
                     spool__abort("internal error: a scope's local spawn is missing");
                 SPOOL__STAT_INC(owner->stats.jobs_executed);
-                spool__worker_run(owner, job, SPOOL__FROM_OWN, false);
+                /* Above the scope's base: made inside it (wait.md). */
+                spool__run_taken(owner, job, (spool__taken_t){SPOOL__FROM_OWN, false});
             } while (s->local > 0);
+#if SPOOL__TRACE_ENABLED
+            owner->recording = saved;
+#endif
         }
         s->local_open = SPOOL__LOCAL_CLOSED; /* later spawns, from jobs run below, count */
     }
@@ -123,7 +133,7 @@ static SPOOL__ALWAYS_INLINE void run_scope(spool__worker_t *w, spool_pool_t *poo
         body(&s, arg);
         scope_complete(&s, pool, w, fifo, in_place);
         if (entered)
-            spool__ctx_pop(&w->ctx);
+            spool__worker_ctx_pop(w);
         return;
     }
     spool_scope_t *prev = spool__outside_scope;
@@ -237,7 +247,6 @@ void spool__scope_counted_execute(spool__job_t *base)
     spool__spawn_block_t *b = (spool__spawn_block_t *)base;
     spool__worker_t *w = spool__current_worker();
     spool_scope_t *scope = b->scope;
-    bool each = spool__worker_hand_on_each(w);
     bool entered = spool__scope_enter(w, scope);
     size_t done = 0;
     for (;;) {
@@ -245,17 +254,23 @@ void spool__scope_counted_execute(spool__job_t *base)
         spool_scope_fn fn = b->entries[n].fn;
         void *arg = b->entries[n].arg;
         bool coarse = spool__pace_coarse(&w->pace); /* every entry counts */
-        bool handed_on = n > 0 && spool__worker_hand_on(w, base, each, coarse);
+        bool handed_on = n > 0 && spool__worker_hand_on(w, base, coarse);
         if (n == 0)
             block_free(w, b); /* before fn: its spawns can reuse it */
+        spool__call_record_t rec;
+        bool recorded = SPOOL__UNLIKELY(spool__worker_recording(w));
+        if (recorded)
+            spool__worker_record_begin(w, &rec);
         if (SPOOL__LIKELY(!spool__scope_dropping(scope)))
             fn(scope, arg);
         else
             spool__scope_drop(w, fn, arg);
+        if (recorded)
+            spool__worker_record_end(w, &rec, (void (*)(void))fn, arg);
         done++;
         if (n == 0 || handed_on) {
             if (entered)
-                spool__ctx_pop(&w->ctx);
+                spool__worker_ctx_pop(w);
             /* Before the counts drop: the scope may end with them. */
             if (n == 0 && w != scope->local_worker)
                 spool__demand_stolen_done(&w->demand, done);
@@ -265,6 +280,27 @@ void spool__scope_counted_execute(spool__job_t *base)
             return;
         }
     }
+}
+
+/* An entry's call by w, recorded as a job of its own while w records the
+ * calls of the job it runs (worker.h). */
+static SPOOL__NOINLINE void entry_call_recorded(spool__worker_t *w, spool_scope_t *scope,
+                                                spool_scope_fn fn, void *arg)
+{
+    spool__call_record_t rec;
+    spool__worker_record_begin(w, &rec);
+    spool__scope_call(w, scope, fn, arg);
+    spool__worker_record_end(w, &rec, (void (*)(void))fn, arg);
+}
+
+static SPOOL__ALWAYS_INLINE void entry_call(spool__worker_t *w, spool_scope_t *scope,
+                                            spool_scope_fn fn, void *arg)
+{
+    if (SPOOL__UNLIKELY(spool__worker_recording(w))) {
+        entry_call_recorded(w, scope, fn, arg);
+        return;
+    }
+    spool__scope_call(w, scope, fn, arg);
 }
 
 /* The rest of spool__scope_local_execute, out of line so that its common
@@ -277,7 +313,7 @@ static SPOOL__NOINLINE void local_block_rest(spool__spawn_block_t *b, spool_scop
     spool_scope_t *scope = b->scope;
     spool__worker_t *w = scope->local_worker;
     if (b->count > 0 && SPOOL__LIKELY(spool__worker_push(w, &b->base))) {
-        spool__scope_call(w, scope, fn, arg);
+        entry_call(w, scope, fn, arg);
         return;
     }
     if (scope->open_block == b)
@@ -286,7 +322,7 @@ static SPOOL__NOINLINE void local_block_rest(spool__spawn_block_t *b, spool_scop
         uint32_t n = b->count;
         if (n == 0)
             block_free(w, b);
-        spool__scope_call(w, scope, fn, arg);
+        entry_call(w, scope, fn, arg);
         if (n == 0)
             return;
         b->count = --n;
@@ -302,7 +338,7 @@ static SPOOL__NOINLINE void publish_then_run(spool__worker_t *w, spool_scope_t *
                                              spool_scope_fn fn, void *arg)
 {
     spool__worker_publish(w);
-    spool__scope_call(w, scope, fn, arg);
+    entry_call(w, scope, fn, arg);
 }
 
 /* A local block, run by its scope's worker (a thief only ever gets a block
@@ -335,7 +371,7 @@ void spool__scope_local_execute(spool__job_t *base)
         publish_then_run(w, scope, fn, arg);
         return;
     }
-    spool__scope_call(w, scope, fn, arg);
+    entry_call(w, scope, fn, arg);
 }
 
 /* scope_complete's common step, spool__worker_pop and
@@ -374,7 +410,7 @@ static SPOOL__ALWAYS_INLINE bool run_newest_entry_in_place(spool_scope_t *s,
     }
     SPOOL__STAT_INC(owner->stats.jobs_executed);
     spool__worker_share_before_entry(owner); /* rules 3 and 4, as the push back */
-    spool__scope_call(owner, s, fn, arg);
+    entry_call(owner, s, fn, arg);
     return true;
 }
 
@@ -390,6 +426,33 @@ size_t spool__scope_block_published(spool__job_t *base)
     }
     return b->count;
 }
+
+static spool__context_t block_label(const spool__job_t *job)
+{
+    spool_scope_t *scope = ((const spool__spawn_block_t *)job)->scope;
+    return (spool__context_t){scope, scope->region};
+}
+
+/* The entry that will run: the newest. */
+static void block_describe(const spool__job_t *job, spool__job_info_t *info)
+{
+    const spool__spawn_block_t *b = (const spool__spawn_block_t *)job;
+    info->fn = spool__fn_bits((void (*)(void))b->entries[b->count - 1].fn);
+    info->arg = (uint64_t)(uintptr_t)b->entries[b->count - 1].arg;
+}
+
+const spool__job_kind_t spool__kind_local_block = {.name = "local block",
+                                                   .execute = spool__scope_local_execute,
+                                                   .label = block_label,
+                                                   .published = spool__scope_block_published,
+                                                   .describe = block_describe,
+                                                   .records_calls = true};
+const spool__job_kind_t spool__kind_counted_block = {.name = "counted block",
+                                                     .execute = spool__scope_counted_execute,
+                                                     .label = block_label,
+                                                     .published = spool__scope_block_published,
+                                                     .describe = block_describe,
+                                                     .records_calls = true};
 
 /* spawn_local's new block b, pushed on w's deque, the open one from then.
  * The common case (a private push) calls nothing, so saves no register. */

@@ -137,10 +137,6 @@ static inline bool spool__scope_enter(struct spool__worker *w, spool_scope_t *sc
                            (spool__context_t){scope, w->ctx.top.region});
 }
 
-/* The scope whose job job is (a spawn, a spawn block, a FIFO scope's
- * ticket), or NULL.  For a job the caller holds. */
-spool_scope_t *spool__scope_of_job(const spool__job_t *job);
-
 /* w (NULL: a thread outside any pool) drops a job of a cancelled scope:
  * counted, and noted for the timeline's record of the job. */
 void spool__scope_dropped(struct spool__worker *w);

@@ -52,7 +52,7 @@ void spool__scope_call_cold(spool__worker_t *w, spool_scope_t *scope, spool_scop
     bool entered = spool__scope_enter(w, scope);
     fn(scope, arg);
     if (entered)
-        spool__ctx_pop(&w->ctx);
+        spool__worker_ctx_pop(w);
 }
 
 int spool_scope_cancel(spool_scope_t *scope)

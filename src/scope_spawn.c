@@ -23,20 +23,19 @@ static void scope_job_execute(spool__job_t *base)
     spool__count_latch_set(&scope->latch);
 }
 
-bool spool__scope_describe(const spool__job_t *job, spool__job_info_t *info)
+/* A scope's job: its scope, and the region the scope was made in (the
+ * waiter of its end is there). */
+static spool__context_t scope_job_label(const spool__job_t *job)
 {
-    if (job->execute == scope_job_execute) {
-        spool__trace_describe_heap((const spool__heap_job_t *)job, info);
-        return true;
-    }
-    if (job->execute != spool__scope_local_execute && job->execute != spool__scope_counted_execute)
-        return false;
-    /* The entry that will run: the newest. */
-    const spool__spawn_block_t *b = (const spool__spawn_block_t *)job;
-    info->fn = spool__fn_bits((void (*)(void))b->entries[b->count - 1].fn);
-    info->arg = (uint64_t)(uintptr_t)b->entries[b->count - 1].arg;
-    return true;
+    spool_scope_t *scope = ((const spool__heap_job_t *)job)->job.ctx;
+    return (spool__context_t){scope, scope->region};
 }
+
+/* A spawn counted when made (scope.h): one call, in a heap job. */
+const spool__job_kind_t spool__kind_scope_spawn = {.name = "scope spawn",
+                                                   .execute = scope_job_execute,
+                                                   .label = scope_job_label,
+                                                   .describe = spool__describe_heap_job};
 
 /* A FIFO scope's FIFO's calls (job_fifo.h); the context is the scope. */
 static void scope_fifo_run(void *ctx, spool__fifo_call_t call)
@@ -73,27 +72,20 @@ static void scope_fifo_counted_done(void *ctx, size_t n)
     spool__count_latch_set_n(&scope->latch, n);
 }
 
+static spool__context_t scope_fifo_label(void *ctx)
+{
+    spool_scope_t *scope = ctx;
+    return (spool__context_t){scope, scope->region};
+}
+
 static const spool__fifo_ops_t scope_fifo_ops = {
+    .label = scope_fifo_label,
     .run = scope_fifo_run,
     .run_local = scope_fifo_run_local,
     .count_local = scope_fifo_count_local,
     .run_uncounted = scope_fifo_run_uncounted,
     .counted_done = scope_fifo_counted_done,
 };
-
-spool_scope_t *spool__scope_of_job(const spool__job_t *job)
-{
-    if (job->execute == scope_job_execute)
-        return ((const spool__heap_job_t *)job)->job.ctx;
-    if (job->execute == spool__scope_local_execute || job->execute == spool__scope_counted_execute)
-        return ((const spool__spawn_block_t *)job)->scope;
-    if (spool__job_is_fifo_ticket(job)) {
-        const spool__job_fifo_t *f = ((const spool__heap_job_t *)job)->ticket.fifo;
-        if (f->ops == &scope_fifo_ops)
-            return f->ctx;
-    }
-    return NULL;
-}
 
 /* Worker w's FIFO in scope s, made on first use.  Only w touches s->fifos[w]
  * before the scope completes, so no synchronisation is needed. */

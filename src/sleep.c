@@ -231,6 +231,24 @@ void spool__sleep_no_work_found(spool__sleep_t *s, spool__idle_state_t *idle,
     }
 }
 
+void spool__sleep_no_work_found_isolated(spool__sleep_t *s, spool__idle_state_t *idle,
+                                         spool__core_latch_t *latch,
+                                         bool (*has_work)(void *arg), void *arg)
+{
+    /* As spool__sleep_no_work_found's rounds: spin, then yield, then sleep. */
+    if (idle->rounds < SPOOL__SPIN_ROUNDS) {
+        for (unsigned i = 0; i < 1u << idle->rounds; i++)
+            spool__cpu_relax();
+        idle->rounds++;
+    } else if (idle->rounds < SPOOL__ROUNDS_UNTIL_SLEEPY) {
+        sched_yield();
+        idle->rounds++;
+    } else {
+        spool__sleep_isolated(s, idle->worker_index, latch, has_work, arg);
+        idle->rounds = 0;
+    }
+}
+
 void spool__sleep_isolated(spool__sleep_t *s, unsigned index, spool__core_latch_t *latch,
                            bool (*has_work)(void *arg), void *arg)
 {

@@ -122,6 +122,21 @@ void spool__sleep_no_work_found(spool__sleep_t *s, spool__idle_state_t *idle,
                                 spool__core_latch_t *latch, spool__injector_t *injector,
                                 spool__deque_t *broadcasts);
 
+/* An isolated waiter (isolate.md) starts searching: not counted anywhere. */
+static inline void spool__sleep_start_isolated(spool__idle_state_t *idle, unsigned worker_index)
+{
+    idle->worker_index = worker_index;
+    idle->rounds = 0;
+    idle->jobs_counter = SPOOL__JEC_DUMMY;
+}
+
+/* An isolated waiter's search round found nothing: spin, yield, or (the
+ * rounds of spool__sleep_no_work_found past) sleep as an isolated sleeper
+ * (spool__sleep_isolated, has_work its final check). */
+void spool__sleep_no_work_found_isolated(spool__sleep_t *s, spool__idle_state_t *idle,
+                                         spool__core_latch_t *latch,
+                                         bool (*has_work)(void *arg), void *arg);
+
 /* An isolated waiter (isolate.md), worker index, about to sleep on latch:
  * counts itself an isolated sleeper, SleepFence, then has_work(arg) (its
  * final check); blocks unless that found work, until woken by its latch's

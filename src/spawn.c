@@ -19,7 +19,7 @@ static void spawn_job_execute(spool__job_t *base)
     bool entered = spool__worker_enter_unscoped(w);
     fn(arg);
     if (entered)
-        spool__ctx_pop(&w->ctx);
+        spool__worker_ctx_pop(w);
     spool__pool_work_done(pool);
 }
 
@@ -29,20 +29,31 @@ static void spawn_fifo_run(void *pool, spool__fifo_call_t call)
     bool entered = spool__worker_enter_unscoped(w); /* as above */
     ((spool_fn)call.fn)(call.arg);
     if (entered)
-        spool__ctx_pop(&w->ctx);
+        spool__worker_ctx_pop(w);
     spool__pool_work_done(pool);
 }
 
-/* Detached spawns are counted on the pool when made: no local ones. */
-const spool__fifo_ops_t spool__spawn_fifo_ops = {.run = spawn_fifo_run};
-
-bool spool__spawn_describe(const spool__job_t *job, spool__job_info_t *info)
+/* A detached spawn belongs to no scope and no region. */
+static spool__context_t spawn_fifo_label(void *pool)
 {
-    if (job->execute != spawn_job_execute)
-        return false;
-    spool__trace_describe_heap((const spool__heap_job_t *)job, info);
-    return true;
+    (void)pool;
+    return (spool__context_t){NULL, 0};
 }
+
+/* Detached spawns are counted on the pool when made: no local ones. */
+const spool__fifo_ops_t spool__spawn_fifo_ops = {.label = spawn_fifo_label, .run = spawn_fifo_run};
+
+/* A detached spawn belongs to no scope and no region. */
+static spool__context_t spawn_label(const spool__job_t *job)
+{
+    (void)job;
+    return (spool__context_t){NULL, 0};
+}
+
+const spool__job_kind_t spool__kind_spawn = {.name = "spawn",
+                                             .execute = spawn_job_execute,
+                                             .label = spawn_label,
+                                             .describe = spool__describe_heap_job};
 
 static int spawn_into(spool_pool_t *pool, spool_fn fn, void *arg, bool fifo)
 {

@@ -130,10 +130,13 @@ static void task_schedule(spool_task_t *t)
     /* Made ready inside an isolation region, it is the region's work: its
      * isolated waiters may run it (isolate.md). */
     if (w != NULL && w->pool == t->pool) {
+        t->region = w->ctx.top.region;
         if (spool__worker_push(w, &t->base))
             return;
-    } else if (spool__pool_inject(t->pool, &t->base, NULL) == 0) {
-        return;
+    } else {
+        t->region = 0;
+        if (spool__pool_inject(t->pool, &t->base, NULL) == 0)
+            return;
     }
     /* No room to queue it (out of memory): it runs here, now. */
     task_execute(&t->base);
@@ -267,7 +270,7 @@ static void task_run(spool_task_t *t)
     bool entered = spool__worker_enter_unscoped(w);
     t->fn(t->arg);
     if (entered)
-        spool__ctx_pop(&w->ctx);
+        spool__worker_ctx_pop(w);
     /* Release pairs with the acquire loads of spool_task_done. */
     atomic_store_explicit(&t->state, SPOOL__TASK_DONE, memory_order_release);
     task_finish(t, SPOOL__TASK_DONE, NULL, NULL, NULL);
@@ -285,14 +288,21 @@ static void task_execute(spool__job_t *job)
     task_unref(t);
 }
 
-bool spool__task_describe(const spool__job_t *job, spool__job_info_t *info)
+static void task_describe(const spool__job_t *job, spool__job_info_t *info)
 {
-    if (job->execute != task_execute)
-        return false;
     const spool_task_t *t = (const spool_task_t *)job;
     spool__trace_describe_call(t->fn, t->arg, info);
-    return true;
 }
+
+/* A task belongs to no scope; its region is the one it was made ready in
+ * (task_schedule). */
+static spool__context_t task_label(const spool__job_t *job)
+{
+    return (spool__context_t){NULL, ((const spool_task_t *)job)->region};
+}
+
+const spool__job_kind_t spool__kind_task = {
+    .name = "task", .execute = task_execute, .label = task_label, .describe = task_describe};
 
 /* ---- the API ------------------------------------------------------------------ */
 
@@ -541,7 +551,7 @@ int spool_task_wait(spool_task_t *task)
     task->waiters = &wt;
     task_unlock(task);
     if (wt.on_worker) {
-        spool__worker_wait_until(w, &wt.spin.core);
+        spool__wait_until(w, &wt.spin.core);
     } else {
         spool__lock_latch_wait(&wt.lock, true);
         spool__lock_latch_destroy(&wt.lock);

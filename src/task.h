@@ -33,6 +33,9 @@ struct spool_task {
     spool_fn fn;
     void *arg;
     spool_pool_t *pool; /* referenced (spool__pool_ref) while the task lives */
+    /* The isolation region it was made ready in (its label, job.h): set
+     * before its job is queued, read by whoever takes the job. */
+    uint64_t region;
     /* SPOOL__TASK_*: moves by CAS only, forward only (task.md). */
     atomic_int state;
     /* References: the creator's, one per predecessor's list entry, one for

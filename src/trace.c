@@ -21,13 +21,7 @@ bool spool__trace_use_tsc;
 
 void spool__trace_describe(const spool__job_t *job, spool__job_info_t *info)
 {
-    if (spool__join_describe(job, info) || spool__spawn_describe(job, info) ||
-        spool__scope_describe(job, info) || spool__broadcast_describe(job, info) ||
-        spool__install_describe(job, info) || spool__job_fifo_describe(job, info) ||
-        spool__task_describe(job, info))
-        return;
-    info->fn = spool__fn_bits((void (*)(void))job->execute); /* an internal job */
-    info->arg = (uint64_t)(uintptr_t)job;
+    spool__job_kind(job)->describe(job, info);
 }
 
 void spool__trace_describe_call(void (*fn)(void *), void *arg, spool__job_info_t *info)

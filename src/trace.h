@@ -206,35 +206,12 @@ static inline size_t spool__trace_ring_copy(const spool__trace_ring_t *r, size_t
     return n - skip;
 }
 
-/* What a job will run: the user's function and argument.  Read before the
- * job runs (its memory may be gone after).  fn is 0 if unknown. */
-typedef struct spool__job_info {
-    uint64_t fn, arg;
-} spool__job_info_t;
-
-static inline uint64_t spool__fn_bits(void (*fn)(void))
-{
-    return (uint64_t)(uintptr_t)fn;
-}
-
+/* What job will run (its kind's describe). */
 void spool__trace_describe(const spool__job_t *job, spool__job_info_t *info);
 /* The description of a call fn(arg): the user's loop body if fn runs a part
  * of a loop, else fn and arg themselves. */
 void spool__trace_describe_call(void (*fn)(void *), void *arg, spool__job_info_t *info);
 
-static inline void spool__trace_describe_heap(const spool__heap_job_t *h, spool__job_info_t *info)
-{
-    info->fn = spool__fn_bits(h->job.fn);
-    info->arg = (uint64_t)(uintptr_t)h->job.arg;
-}
-/* Each job kind's part of describe: true if job is of that kind. */
-bool spool__join_describe(const spool__job_t *job, spool__job_info_t *info);
-bool spool__spawn_describe(const spool__job_t *job, spool__job_info_t *info);
-bool spool__scope_describe(const spool__job_t *job, spool__job_info_t *info);
-bool spool__broadcast_describe(const spool__job_t *job, spool__job_info_t *info);
-bool spool__install_describe(const spool__job_t *job, spool__job_info_t *info);
-bool spool__task_describe(const spool__job_t *job, spool__job_info_t *info);
-bool spool__job_fifo_describe(const spool__job_t *job, spool__job_info_t *info);
 /* A loop part's join function: the user's body (or fold) instead. */
 bool spool__loop_describe(void (*fn)(void *), void *arg, spool__job_info_t *info);
 

@@ -25,6 +25,7 @@
 #include "pool.h"
 #include "sleep.h"
 #include "trace.h"
+#include "wait.h"
 
 /* A loop this worker ran lately (loop.c): its body (or fold), its length,
  * the work it measured last time (spool__ticks, 0: not measured), and
@@ -70,6 +71,12 @@ typedef struct spool__worker {
     /* The timeline's depth of the job this worker dropped last (0: none),
      * so that the record of that job, and not of one it nests in, says so. */
     unsigned drop_level;
+    /* While it runs a job that records its own calls on the timeline (a
+     * spawn block, a ticket: job.h), between those calls: the trace to
+     * record them in (NULL: none), and where that job came from, for the
+     * first call's record (wait.c; spool__worker_record_begin). */
+    spool__trace_t *recording;
+    unsigned trace_from;
     /* The caller slot's worker: its holder entered a context on arrival
      * (caller.c), to leave when it goes. */
     bool caller_entered;
@@ -151,14 +158,62 @@ static inline void spool__worker_share_before_entry(spool__worker_t *w)
         spool__worker_publish(w);
 }
 
-/* Does worker w, running a spawn block or FIFO ticket (several calls behind
- * one deque job), hand the rest on after each call?  Only while the pool's
- * timeline records: then every call is a job of its own there, as it would
- * be without blocks and tickets. */
-static inline bool spool__worker_hand_on_each(spool__worker_t *w)
+/* A call of a job that records its calls (a spawn block's entry, a FIFO
+ * ticket's call: job.h), made by w while w->recording is set: recorded as
+ * a job of its own, as if each call had been a job, so that the timeline
+ * shows every call and decides nothing.  The first call of a job says
+ * where the job came from, the later ones that they were w's own; during
+ * the call nothing records for the job (its own jobs record themselves). */
+typedef struct spool__call_record {
+    spool__trace_t *trace;
+    uint64_t t0;
+    unsigned depth, saved_drop;
+} spool__call_record_t;
+
+static inline void spool__worker_record_begin(spool__worker_t *w, spool__call_record_t *r)
 {
 #if SPOOL__TRACE_ENABLED
-    return spool__trace_current(&w->pool->trace) != NULL;
+    r->trace = w->recording;
+    w->recording = NULL;
+    spool__trace_ring_t *ring = &r->trace->rings[w->index];
+    r->depth = ring->depth++;
+    r->saved_drop = w->drop_level;
+    w->drop_level = 0;
+    r->t0 = spool__trace_now();
+#else
+    (void)w;
+    (void)r;
+#endif
+}
+
+static inline void spool__worker_record_end(spool__worker_t *w, spool__call_record_t *r,
+                                            void (*fn)(void), void *arg)
+{
+#if SPOOL__TRACE_ENABLED
+    uint64_t t1 = spool__trace_now();
+    spool__trace_ring_t *ring = &r->trace->rings[w->index];
+    ring->depth = r->depth;
+    unsigned kind = w->drop_level == r->depth + 1 ? SPOOL__FROM_DROPPED : 0;
+    w->drop_level = r->saved_drop;
+    unsigned from = w->trace_from;
+    w->trace_from = SPOOL__FROM_OWN;
+    w->recording = r->trace;
+    spool__trace_put(ring, r->trace->capacity, r->t0, t1, spool__fn_bits(fn),
+                     (uint64_t)(uintptr_t)arg,
+                     SPOOL__TRACE_INFO(SPOOL__TRACE_JOB, (from & 15u) | kind, from >> 8, r->depth));
+#else
+    (void)w;
+    (void)r;
+    (void)fn;
+    (void)arg;
+#endif
+}
+
+/* Is w to record the calls it makes for the job it runs? */
+static inline bool spool__worker_recording(const spool__worker_t *w)
+{
+#if SPOOL__TRACE_ENABLED
+    return w->recording != NULL;
 #else
     (void)w;
     return false;
@@ -171,6 +226,12 @@ static inline void spool__worker_share_if_idle(spool__worker_t *w)
 {
     if (w != NULL && SPOOL__UNLIKELY(spool__worker_should_share(w)))
         spool__worker_publish(w);
+}
+
+/* Leaves the context w entered last (w is the calling worker). */
+static inline void spool__worker_ctx_pop(spool__worker_t *w)
+{
+    spool__ctx_pop(&w->ctx, atomic_load_explicit(&w->deque.bottom, memory_order_relaxed));
 }
 
 /* Before running, on w, a job made in context x that lies on no deque (an
@@ -218,14 +279,13 @@ static inline spool__job_t *spool__worker_pop(spool__worker_t *w)
 
 /* The holder w of several calls behind one job (a counted spawn block, a
  * published FIFO ticket; rest: that job, with calls left), before it runs
- * the call it took: hands the rest on if asked (each: the timeline records;
- * coarse: w's entries are, spool__pace_coarse; a thief's demand; an idle
- * worker), pushed on w's deque and published.  True if handed on; the
- * caller must not touch rest after that. */
-static inline bool spool__worker_hand_on(spool__worker_t *w, spool__job_t *rest, bool each,
-                                         bool coarse)
+ * the call it took: hands the rest on if asked (coarse: w's entries are,
+ * spool__pace_coarse; a thief's demand; an idle worker), pushed on w's
+ * deque and published.  True if handed on; the caller must not touch rest
+ * after that. */
+static inline bool spool__worker_hand_on(spool__worker_t *w, spool__job_t *rest, bool coarse)
 {
-    if (!(each || coarse || spool__deque_demanded(&w->deque) || spool__worker_peers_idle(w)) ||
+    if (!(coarse || spool__deque_demanded(&w->deque) || spool__worker_peers_idle(w)) ||
         !spool__worker_push(w, rest))
         return false;
     if (spool__worker_should_share_if(w, coarse))
@@ -237,40 +297,6 @@ static inline bool spool__worker_hand_on(spool__worker_t *w, spool__job_t *rest,
 static inline spool__job_cache_t *spool__job_cache_of(spool_pool_t *pool, spool__worker_t *w)
 {
     return w != NULL && w->pool == pool ? &w->jobs : NULL;
-}
-
-/* The calling worker w's next local job: its own deque's newest, else its
- * oldest broadcast; NULL if neither has one.  *from: where it came from
- * (SPOOL__FROM_*), for spool__worker_run; *entered: w entered the job's
- * context (context.h), which spool__worker_run leaves. */
-spool__job_t *spool__worker_take_local(spool__worker_t *w, unsigned *from, bool *entered);
-/* As take_local, then a job stolen from another worker, then one from the
- * injector; NULL if none was found. */
-spool__job_t *spool__worker_find_work(spool__worker_t *w, unsigned *from, bool *entered);
-/* Runs job, found by the calling worker w, on the timeline if it records;
- * then leaves the job's context if entered (find_work said so). */
-void spool__worker_run(spool__worker_t *w, spool__job_t *job, unsigned from, bool entered);
-
-/* Runs jobs (own, stolen, injected) until latch is set; sleeps when there
- * are none. */
-void spool__worker_wait_until_cold(spool__worker_t *w, spool__core_latch_t *latch);
-
-static inline void spool__worker_wait_until(spool__worker_t *w, spool__core_latch_t *latch)
-{
-    if (!spool__core_latch_probe(latch))
-        spool__worker_wait_until_cold(w, latch);
-}
-
-void spool__worker_wait_recorded_cold(spool__worker_t *w, spool__core_latch_t *latch,
-                                      void (*fn)(void *), void *arg);
-
-/* As spool__worker_wait_until, recorded on the timeline as a wait for fn,
- * the stolen half of a join.  The probe stays inline, as there. */
-static inline void spool__worker_wait_recorded(spool__worker_t *w, spool__core_latch_t *latch,
-                                               void (*fn)(void *), void *arg)
-{
-    if (!spool__core_latch_probe(latch))
-        spool__worker_wait_recorded_cold(w, latch, fn, arg);
 }
 
 /* Pushes the call fn(arg) on w's FIFO f and a reference to f on w's deque

@@ -458,11 +458,12 @@ static void test_null(void **state)
     assert_int_equal(test_expect_abort(isolate_null, "spool_isolate"), 0);
 }
 
-/* X1' (isolate.md): a context entered while the deque's bottom lies below
- * the top entry's base gets an entry of its own, even with the same fields,
- * so that what is pushed at the bottom is looked up in it and not in an
- * older entry (a hang of the stress mix: a region's jobs given to another
- * region). */
+/* X1' (isolate.md): the top entry covers the deque's bottom whenever code
+ * runs.  A context entered while the bottom lies below the top entry's base
+ * gets an entry of its own, even with the same fields, and an entry that
+ * becomes the top again covers the bottom, so that what is pushed there is
+ * looked up in the code's own context and not in an older entry (a hang of
+ * the stress mix: a region's jobs given to another region). */
 static void test_ctx_enter_covers_bottom(void **state)
 {
     (void)state;
@@ -477,11 +478,21 @@ static void test_ctx_enter_covers_bottom(void **state)
     assert_true(spool__ctx_enter(&c, 15, inner));
     assert_int_equal(spool__ctx_lookup(&c, 15).region, 8);
     assert_int_equal(spool__ctx_lookup(&c, 14).region, 7); /* older jobs keep theirs */
-    spool__ctx_pop(&c);
+    /* Back in inner's code with the bottom still at 15: its entry covers
+     * the bottom from now on (spool__ctx_cover), so that what it pushes
+     * there is inner's; the older jobs keep theirs. */
+    spool__ctx_pop(&c, 15);
     assert_int_equal(c.top.region, 8);
-    assert_int_equal(c.top_base, 20);
-    spool__ctx_pop(&c);
-    spool__ctx_pop(&c);
+    assert_int_equal(c.top_base, 15);
+    assert_int_equal(spool__ctx_lookup(&c, 15).region, 8);
+    assert_int_equal(spool__ctx_lookup(&c, 14).region, 7);
+    /* The wait took 14..5 too; back in outer's code, outer covers 5. */
+    spool__ctx_pop(&c, 5);
+    assert_int_equal(c.top.region, 7);
+    assert_int_equal(c.top_base, 5);
+    assert_int_equal(spool__ctx_lookup(&c, 5).region, 7);
+    assert_int_equal(spool__ctx_lookup(&c, 4).region, 0);
+    spool__ctx_pop(&c, 5);
     assert_int_equal(c.top.region, 0);
     spool__ctx_destroy(&c);
 }

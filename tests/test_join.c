@@ -447,13 +447,17 @@ static void test_fork_with_no_room_to_grow(void **state)
 /* On a pool of one worker (no thief): the outer join's a makes an inner
  * join whose a waits for a task that is ready only once the inner b has
  * run, so that wait takes b from the deque and runs it.  When the inner a
- * returns, the newest job is the outer join's b: the inner join must leave
- * it where it is (the outer join runs it once the outer a has returned),
- * not run it as a job that its a left behind. */
+ * returns, the newest job is the outer join's b, older than the inner b:
+ * the inner join may run it (as a wait there would), but in the outer
+ * join's context, not its own: here the inner join runs inside a scope
+ * that is cancelled, and the outer b must not find itself inside it.
+ * Inside an isolation region it must not run at all (it was made outside
+ * the region): the outer join runs it once the outer a has returned. */
 typedef struct taken_b {
     spool_pool_t *pool;
     spool_task_t *pred; /* submitted by the inner b */
-    atomic_int inner_b_ran, outer_a_done, outer_b_ran, outer_b_early;
+    bool isolated;
+    atomic_int inner_b_ran, outer_a_done, outer_b_ran, outer_b_early, outer_b_cancelled;
 } taken_b_t;
 
 static void inner_b(void *arg)
@@ -476,11 +480,33 @@ static void inner_a(void *arg)
     spool_task_release(task);
 }
 
+static void inner_join(void *arg)
+{
+    join(inner_a, arg, inner_b, arg);
+}
+
+static void cancelled_body(spool_scope_t *s, void *arg)
+{
+    taken_b_t *t = arg;
+    if (spool_scope_cancel(s) != 0)
+        abort();
+    if (t->isolated)
+        spool_isolate(inner_join, t);
+    else
+        inner_join(t);
+}
+
 static void outer_a(void *arg)
 {
     taken_b_t *t = arg;
-    join(inner_a, t, inner_b, t);
+    spool_scope(cancelled_body, t);
     atomic_store(&t->outer_a_done, 1);
+}
+
+static void note_cancelled(spool_scope_t *s, void *arg)
+{
+    taken_b_t *t = arg;
+    atomic_store(&t->outer_b_cancelled, spool_scope_is_cancelled(s));
 }
 
 static void outer_b(void *arg)
@@ -488,6 +514,8 @@ static void outer_b(void *arg)
     taken_b_t *t = arg;
     if (!atomic_load(&t->outer_a_done))
         atomic_store(&t->outer_b_early, 1);
+    /* A scope made here is a child of the scope outer_b runs in. */
+    spool_scope(note_cancelled, t);
     atomic_store(&t->outer_b_ran, 1);
 }
 
@@ -496,18 +524,32 @@ static void outer_join(void *arg)
     join(outer_a, arg, outer_b, arg);
 }
 
-static void test_join_leaves_older_jobs_when_b_was_taken(void **state)
+static void run_taken_b(bool isolated)
 {
-    (void)state;
-    taken_b_t t = {.pool = test_pool(1)};
+    taken_b_t t = {.pool = test_pool(1), .isolated = isolated};
     assert_int_equal(spool_task_create(t.pool, test_nothing, NULL, &t.pred), 0);
     assert_int_equal(spool_pool_install(t.pool, outer_join, &t), 0);
     assert_int_equal(atomic_load(&t.inner_b_ran), 1);
     assert_int_equal(atomic_load(&t.outer_b_ran), 1);
-    assert_int_equal(atomic_load(&t.outer_b_early), 0);
+    /* Run early or not, never inside the cancelled scope. */
+    assert_int_equal(atomic_load(&t.outer_b_cancelled), 0);
+    if (isolated)
+        assert_int_equal(atomic_load(&t.outer_b_early), 0);
     assert_int_equal(spool_task_wait(t.pred), 0);
     spool_task_release(t.pred);
     assert_int_equal(spool_pool_destroy(t.pool), 0);
+}
+
+static void test_join_runs_older_jobs_in_their_context(void **state)
+{
+    (void)state;
+    run_taken_b(false);
+}
+
+static void test_join_leaves_older_jobs_of_other_regions(void **state)
+{
+    (void)state;
+    run_taken_b(true);
 }
 
 int main(void)
@@ -527,7 +569,8 @@ int main(void)
         ALL_JOINS(test_join_halves_run_once_and_get_stolen),
         ALL_JOINS(test_join_b_of_an_empty_deque_is_public),
         ALL_JOINS(test_join_private_b_published_at_next_fork),
-        ALL_JOINS(test_join_leaves_older_jobs_when_b_was_taken),
+        ALL_JOINS(test_join_runs_older_jobs_in_their_context),
+        ALL_JOINS(test_join_leaves_older_jobs_of_other_regions),
         cmocka_unit_test(test_fork_sync_says_whether_b_ran),
         cmocka_unit_test(test_fork_with_no_room_to_grow),
     };

@@ -100,7 +100,7 @@ static void spin_latch_on_worker(void *arg)
     pthread_t t;
     if (pthread_create(&t, NULL, set_later, d) != 0)
         abort();
-    spool__worker_wait_until(w, &latch.core);
+    spool__wait_until(w, &latch.core);
     pthread_join(t, NULL);
 }
 

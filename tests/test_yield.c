@@ -155,6 +155,104 @@ static void test_yield_now_takes_injected(void **state)
     assert_int_equal(spool_pool_destroy(in.pool), 0);
 }
 
+/* Inside spool_isolate a yield takes only what a wait there may take: not
+ * a job queued before the region began (a spawn on this worker's deque,
+ * one from outside in the pool's queue), which could take a lock that the
+ * region's code holds; a job of the region, yes.  The worker notes what
+ * each yield returned; the test thread checks. */
+enum { Y_BEFORE_LOCAL, Y_BEFORE_NOW, Y_SCOPE_LOCAL, Y_SCOPE_NOW, Y_AFTER_SCOPE, Y_OUT_1, Y_OUT_2,
+       Y_COUNT };
+static spool_yield_t yields[Y_COUNT];
+static int region_ran_at[Y_COUNT], outside_ran_at[Y_COUNT];
+static atomic_int outside_ran;
+
+static void mark_outside(void *arg)
+{
+    (void)arg;
+    atomic_fetch_add(&outside_ran, 1);
+}
+
+static void region_job(spool_scope_t *scope, void *arg)
+{
+    (void)scope;
+    (void)arg;
+    atomic_fetch_add(&ran, 1);
+}
+
+static void note_yield(int k, spool_yield_t y)
+{
+    yields[k] = y;
+    region_ran_at[k] = atomic_load(&ran);
+    outside_ran_at[k] = atomic_load(&outside_ran);
+}
+
+static void yield_in_region_scope(spool_scope_t *scope, void *arg)
+{
+    (void)arg;
+    /* The region's own spawns: a yield may run them. */
+    if (spool_scope_spawn(scope, region_job, NULL) == 0)
+        note_yield(Y_SCOPE_LOCAL, spool_yield_local());
+    if (spool_scope_spawn(scope, region_job, NULL) == 0)
+        note_yield(Y_SCOPE_NOW, spool_yield_now());
+}
+
+static void yield_in_region(void *arg)
+{
+    (void)arg;
+    note_yield(Y_BEFORE_LOCAL, spool_yield_local());
+    note_yield(Y_BEFORE_NOW, spool_yield_now());
+    spool_scope(yield_in_region_scope, NULL);
+    note_yield(Y_AFTER_SCOPE, spool_yield_now());
+}
+
+static void isolated_yields(void *arg)
+{
+    injected_t *in = arg;
+    /* One job on this worker's deque, one in the pool's queue (it
+     * increments ran), both made before the region. */
+    if (spool_spawn(mark_outside, NULL) != 0)
+        return;
+    pthread_t t;
+    if (pthread_create(&t, NULL, queue_from_outside, in) != 0)
+        return;
+    pthread_join(t, NULL);
+    spool_isolate(yield_in_region, NULL);
+    /* Out of the region again: both may run now. */
+    note_yield(Y_OUT_1, spool_yield_now());
+    note_yield(Y_OUT_2, spool_yield_now());
+}
+
+static void test_yield_in_isolation(void **state)
+{
+    (void)state;
+    spool_config_t c = {.num_threads = 1};
+    injected_t in = {NULL, 0};
+    assert_int_equal(spool_pool_create(&c, &in.pool), 0);
+    atomic_store(&ran, 0);
+    atomic_store(&outside_ran, 0);
+    memset(yields, 0, sizeof yields);
+    assert_int_equal(spool_pool_install(in.pool, isolated_yields, &in), 0);
+    assert_int_equal(spool_pool_destroy(in.pool), 0);
+    /* Nothing made before the region ran inside it. */
+    assert_int_equal(yields[Y_BEFORE_LOCAL], SPOOL_YIELD_IDLE);
+    assert_int_equal(yields[Y_BEFORE_NOW], SPOOL_YIELD_IDLE);
+    assert_int_equal(outside_ran_at[Y_BEFORE_NOW], 0);
+    assert_int_equal(region_ran_at[Y_BEFORE_NOW], 0);
+    /* The region's jobs did. */
+    assert_int_equal(yields[Y_SCOPE_LOCAL], SPOOL_YIELD_EXECUTED);
+    assert_int_equal(region_ran_at[Y_SCOPE_LOCAL], 1);
+    assert_int_equal(yields[Y_SCOPE_NOW], SPOOL_YIELD_EXECUTED);
+    assert_int_equal(region_ran_at[Y_SCOPE_NOW], 2);
+    assert_int_equal(yields[Y_AFTER_SCOPE], SPOOL_YIELD_IDLE);
+    assert_int_equal(outside_ran_at[Y_AFTER_SCOPE], 0);
+    assert_int_equal(region_ran_at[Y_AFTER_SCOPE], 2);
+    /* Out of the region, both outside jobs. */
+    assert_int_equal(yields[Y_OUT_1], SPOOL_YIELD_EXECUTED);
+    assert_int_equal(yields[Y_OUT_2], SPOOL_YIELD_EXECUTED);
+    assert_int_equal(outside_ran_at[Y_OUT_2], 1);
+    assert_int_equal(region_ran_at[Y_OUT_2], 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -163,6 +261,7 @@ int main(void)
         cmocka_unit_test(test_outside),
         cmocka_unit_test(test_local_on_one_thread),
         cmocka_unit_test(test_yield_now_takes_injected),
+        cmocka_unit_test(test_yield_in_isolation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,7 +56,7 @@ static int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 #include "latch.c"
 
 /* What latch.c calls elsewhere in spool; never reached on this path. */
-void spool__worker_wait_until_cold(spool__worker_t *w, spool__core_latch_t *latch)
+void spool__wait_until_cold(spool__worker_t *w, spool__core_latch_t *latch)
 {
     (void)w;
     (void)latch;
