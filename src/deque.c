@@ -20,6 +20,11 @@ static spool__deque_buf_t *buf_new(int64_t capacity)
         return NULL;
     buf->mask = capacity - 1;
     buf->retired_next = NULL;
+    /* Tags are set at publication; zero until then, so that a growth's
+     * copy of a private job's slot reads a value. */
+    atomic_uint_least64_t *tags = spool__deque_buf_tags(buf);
+    for (int64_t i = 0; i < capacity; i++)
+        atomic_init(&tags[i], 0);
     return buf;
 }
 
