@@ -423,8 +423,10 @@ SPOOL_API int spool_current_thread_index(void);
  * runs a join, loop, scope, isolation or task group there, unless its
  * config (spool_global_init) sets a stack size or a start handler; the
  * other outside callers hand their work to a worker and wait.  Every
- * index spool_current_thread_index gives is below this count.  Broadcasts
- * run on the workers only: use the num_threads they pass, not this.
+ * index spool_current_thread_index gives is below this count, and a
+ * broadcast runs once for each index below it (the slot's included) and
+ * passes it as num_threads: an array of this many entries, one per index,
+ * covers every thread that runs the pool's jobs.
  * Threads: any.
  * Returns: that count (explicit pools: their number of workers); 1 if the
  * global pool cannot be started.
@@ -450,7 +452,10 @@ SPOOL_API unsigned spool_current_num_threads(void);
  * the pool, no other region's job; those stay where they are.  Isolations
  * nest: an inner one is a region of its own, whose jobs the outer region's
  * waiters do not take.  A job spawned inside into a scope made outside
- * belongs to the region while the call lasts.  Detached spawns
+ * belongs to that scope and its region: the region's waiters run it only
+ * from their own deque (as their code's own work).  Yields inside
+ * (spool_yield_now, spool_yield_local) take only what a wait there takes.
+ * Detached spawns
  * (spool_spawn*, spool_pool_spawn* from inside) are not part of the
  * region: they go to the pool's queue.  A task made ready inside (submitted
  * there, or its last predecessor finished there) is the region's.  From
@@ -468,23 +473,36 @@ SPOOL_API void spool_isolate(spool_fn fn, void *arg);
 
 /* ---- broadcast ------------------------------------------------------------
  *
- * A broadcast runs a function once on every worker of a pool, with
- * spool_current_thread_index() == index.  Each worker has its own queue of
- * broadcasts, which only it takes (nobody steals them); a worker runs the
- * next one when its own deque is empty, before it steals.  Concurrent
- * broadcasts reach every worker in the same order.  Sleeping workers are
- * woken for it.
+ * A broadcast runs a function once for every index of a pool's index space,
+ * [0, spool_current_num_threads()), with spool_current_thread_index() ==
+ * index and num_threads that count, as rayon-core's does: per-thread state
+ * set up by a broadcast covers every thread that runs the pool's jobs.
+ * Each worker has its own queue of broadcasts, which only it takes (nobody
+ * steals them); a worker runs the next one when its own deque is empty,
+ * before it steals.  Concurrent broadcasts reach every index in the same
+ * order.  Sleeping workers are woken for it.
+ *
+ * The global pool's last index is its caller slot's, which has no thread of
+ * its own (spool_current_num_threads).  Its run is made by the slot's
+ * holder (the outside thread that works in the pool at the time: at its
+ * next wait, or before it leaves), or, while nobody holds the slot, by
+ * the first worker free to serve it, which takes the slot for that run (so
+ * the run sees the slot's index; an outside caller of a blocking broadcast
+ * takes the slot itself when it is free).  That run may therefore come
+ * after the workers' runs rather than beside them: a broadcast whose runs
+ * wait for each other (a barrier) must leave the slot's index out.
  */
 typedef void (*spool_broadcast_fn)(void *ctx, unsigned index, unsigned num_threads);
 typedef void (*spool_scope_broadcast_fn)(spool_scope_t *scope, void *ctx, unsigned index,
                                          unsigned num_threads);
 
 /*
- * spool_broadcast: runs fn(ctx, index, num_threads) once on every worker of
- * the current pool (the global pool from outside any pool) and returns when
- * all have returned.  A worker of that pool runs its own part while it
- * waits.  If the global pool cannot be started, fn(ctx, 0, 1) runs on the
- * caller.
+ * spool_broadcast: runs fn(ctx, index, num_threads) once for every index of
+ * the current pool (the global pool from outside any pool; see above) and
+ * returns when all have returned.  A worker of that pool runs its own part
+ * while it waits; an outside caller runs the global pool's slot index if
+ * the slot is free.  If the global pool cannot be started, fn(ctx, 0, 1)
+ * runs on the caller.
  * Threads: any.
  * Returns: 0; EINVAL if fn is NULL; ENOMEM if a worker's queue could not
  * take it (then it ran nowhere).
@@ -492,7 +510,7 @@ typedef void (*spool_scope_broadcast_fn)(spool_scope_t *scope, void *ctx, unsign
 SPOOL_API int spool_broadcast(spool_broadcast_fn fn, void *ctx);
 
 /*
- * spool_pool_broadcast: as spool_broadcast, on the workers of pool.  From a
+ * spool_pool_broadcast: as spool_broadcast, in pool's index space.  From a
  * worker of another pool, the caller keeps running its own pool's jobs
  * while it waits, so pools broadcasting into each other do not deadlock.
  * Threads: any.
@@ -504,9 +522,9 @@ SPOOL_API int spool_broadcast(spool_broadcast_fn fn, void *ctx);
 SPOOL_API int spool_pool_broadcast(spool_pool_t *pool, spool_broadcast_fn fn, void *ctx);
 
 /*
- * spool_spawn_broadcast: runs fn(ctx, index, num_threads) once on every
- * worker of the current pool (the global pool from outside any pool),
- * detached: it returns at once.  release(ctx), unless release is NULL, runs
+ * spool_spawn_broadcast: runs fn(ctx, index, num_threads) once for every
+ * index of the current pool (the global pool from outside any pool; see
+ * above), detached: it returns at once.  release(ctx), unless release is NULL, runs
  * once after the last of the runs has returned.  spool_pool_destroy waits
  * for it.  If the global pool cannot be started, fn(ctx, 0, 1) and then
  * release(ctx) run on the caller.
@@ -517,8 +535,8 @@ SPOOL_API int spool_pool_broadcast(spool_pool_t *pool, spool_broadcast_fn fn, vo
 SPOOL_API int spool_spawn_broadcast(spool_broadcast_fn fn, void *ctx, void (*release)(void *ctx));
 
 /*
- * spool_pool_spawn_broadcast: as spool_spawn_broadcast, on the workers of
- * pool.
+ * spool_pool_spawn_broadcast: as spool_spawn_broadcast, in pool's index
+ * space.
  * Threads: any.
  * Returns: 0; EINVAL if pool or fn is NULL; ECANCELED if the call comes from
  * outside the pool after spool_pool_destroy has begun; ENOMEM as
@@ -530,8 +548,8 @@ SPOOL_API int spool_pool_spawn_broadcast(spool_pool_t *pool, spool_broadcast_fn 
 
 /*
  * spool_scope_spawn_broadcast: runs fn(scope, ctx, index, num_threads) once
- * on every worker of the scope's pool; the scope does not end before all the
- * runs have returned.  If the scope has no pool (the global pool could not
+ * for every index of the scope's pool (see above); the scope does not end
+ * before all the runs have returned.  If the scope has no pool (the global pool could not
  * be started), fn(scope, ctx, 0, 1) runs on the caller.
  * Threads: the scope's body or a job running in the scope (on any thread);
  * never after the scope has ended.
@@ -551,9 +569,10 @@ typedef enum spool_yield {
 } spool_yield_t;
 
 /*
- * spool_yield_now: looks once for a job where the calling worker would (its
- * own deque, its broadcasts, the other workers' deques, the pool's queue of
- * outside work) and, if it finds one, runs it to completion on the caller's
+ * spool_yield_now: looks once for a job where the calling worker would if
+ * it waited here (its own deque, its broadcasts, the other workers' deques,
+ * the pool's queue of outside work; inside spool_isolate only what a wait
+ * there takes) and, if it finds one, runs it to completion on the caller's
  * stack.  It does not sleep, does not call sched_yield and leaves the sleep
  * state alone.
  * Threads: any; it does something only on a worker.

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "caller.h"
 #include "global.h"
 #include "scope.h"
 #include "worker.h"
@@ -56,9 +57,9 @@ static void broadcast_last_run(broadcast_t *b)
 static void broadcast_execute(spool__job_t *job)
 {
     broadcast_t *b = (broadcast_t *)job;
-    unsigned index = spool__current_worker()->index;
-    unsigned n = b->pool->num_threads;
     spool__worker_t *w = spool__current_worker();
+    unsigned index = w->index;
+    unsigned n = b->pool->num_slots; /* spool_current_num_threads() */
     /* Runs in the broadcaster's context: a scope's job (dropped if it is
      * cancelled), or a job made in the broadcaster's scope and region.  An
      * isolated waiter keeps its own region (isolate.md): what the broadcast
@@ -132,14 +133,16 @@ static int broadcast_queue(spool_pool_t *pool, broadcast_t *b)
                      ? (spool__context_t){NULL, 0}
                      : made_in(pool, b->kind == BROADCAST_SCOPE ? b->scope : NULL);
     pthread_mutex_lock(&pool->broadcast_lock);
-    /* The lock makes its holder the queues' only pusher (their "owner"). */
-    for (unsigned i = 0; i < pool->num_threads; i++) {
+    /* The lock makes its holder the queues' only pusher (their "owner").
+     * Every index: the caller slot's too, which its holder serves, or a
+     * worker while nobody holds it (caller.c). */
+    for (unsigned i = 0; i < pool->num_slots; i++) {
         if (!spool__deque_reserve(&pool->workers[i].broadcasts)) {
             pthread_mutex_unlock(&pool->broadcast_lock);
             return ENOMEM;
         }
     }
-    for (unsigned i = 0; i < pool->num_threads; i++)
+    for (unsigned i = 0; i < pool->num_slots; i++)
         (void)spool__deque_push_public(&pool->workers[i].broadcasts, &b->base); /* reserved */
     pthread_mutex_unlock(&pool->broadcast_lock);
     spool__sleep_new_broadcast(&pool->sleep);
@@ -159,7 +162,7 @@ static int broadcast_wait(spool_pool_t *pool, spool_broadcast_fn fn, void *ctx)
     err = spool__count_latch_init(&latch, w, !member);
     if (err == 0) {
         /* One count per run, on top of the waiter's own. */
-        atomic_store_explicit(&latch.counter, (size_t)pool->num_threads + 1, memory_order_relaxed);
+        atomic_store_explicit(&latch.counter, (size_t)pool->num_slots + 1, memory_order_relaxed);
         broadcast_t b = {.kind = BROADCAST_WAIT, .fn = fn, .ctx = ctx, .latch = &latch};
         err = broadcast_queue(pool, &b);
         if (err == 0)
@@ -178,7 +181,7 @@ static int broadcast_heap(spool_pool_t *pool, const broadcast_t *init)
     if (b == NULL)
         return ENOMEM;
     *b = *init;
-    atomic_init(&b->remaining, pool->num_threads);
+    atomic_init(&b->remaining, pool->num_slots);
     int err = broadcast_queue(pool, b);
     if (err != 0)
         free(b);
@@ -203,6 +206,33 @@ static int spawn_broadcast_into(spool_pool_t *pool, spool_broadcast_fn fn, void 
     return err;
 }
 
+typedef struct broadcast_call {
+    spool_pool_t *pool;
+    spool_broadcast_fn fn;
+    void *ctx;
+    int err;
+} broadcast_call_t;
+
+static void broadcast_as_caller(void *arg)
+{
+    broadcast_call_t *c = arg;
+    c->err = broadcast_wait(c->pool, c->fn, c->ctx);
+}
+
+/* The blocking form from anywhere: from outside the pool, as its caller if
+ * it lends its slot and nobody holds it (the caller then runs the slot's
+ * index itself, beside the workers), else waiting for the runs. */
+static int broadcast_blocking(spool_pool_t *pool, spool_broadcast_fn fn, void *ctx)
+{
+    if (spool__current_worker() == NULL) {
+        broadcast_call_t c = {pool, fn, ctx, 0};
+        if (spool__caller_run(pool, broadcast_as_caller, &c,
+                              (spool__context_t){spool__outside_scope, 0}))
+            return c.err;
+    }
+    return broadcast_wait(pool, fn, ctx);
+}
+
 int spool_broadcast(spool_broadcast_fn fn, void *ctx)
 {
     if (fn == NULL)
@@ -213,7 +243,7 @@ int spool_broadcast(spool_broadcast_fn fn, void *ctx)
         fn(ctx, 0, 1); /* no pool could be started: the caller is the one thread */
         return 0;
     }
-    return broadcast_wait(pool, fn, ctx);
+    return broadcast_blocking(pool, fn, ctx);
 }
 
 int spool_pool_broadcast(spool_pool_t *pool, spool_broadcast_fn fn, void *ctx)
@@ -221,7 +251,7 @@ int spool_pool_broadcast(spool_pool_t *pool, spool_broadcast_fn fn, void *ctx)
     if (pool == NULL || fn == NULL)
         return EINVAL;
     int err = spool__pool_check_fork(pool);
-    return err != 0 ? err : broadcast_wait(pool, fn, ctx);
+    return err != 0 ? err : broadcast_blocking(pool, fn, ctx);
 }
 
 int spool_spawn_broadcast(spool_broadcast_fn fn, void *ctx, void (*release)(void *ctx))

@@ -24,9 +24,19 @@ struct spool__worker *spool__caller_enter(spool_pool_t *pool, spool__context_t m
     return w;
 }
 
-void spool__caller_leave(spool__worker_t *w)
+bool spool__caller_needs_serving(spool_pool_t *pool)
 {
-    spool_pool_t *pool = w->pool;
+    if (pool->num_slots == pool->num_threads)
+        return false;
+    /* Relaxed: hints; the sleepers' final check orders them (wait.md). */
+    return spool__deque_len(&pool->workers[pool->num_threads].broadcasts) > 0 &&
+           atomic_load_explicit(&pool->caller_taken, memory_order_relaxed) == 0;
+}
+
+/* The holder w drains the slot's deque and broadcasts and leaves the
+ * context it entered; the slot's contexts are at their base after. */
+static void slot_drain(spool__worker_t *w)
+{
     /* Jobs left on the deque are the holder's to run: a thief may still
      * take public ones meanwhile, and none may stay private once the
      * holder has gone. */
@@ -35,10 +45,80 @@ void spool__caller_leave(spool__worker_t *w)
         spool__worker_ctx_pop(w);
     if (atomic_load_explicit(&w->ctx.depth, memory_order_relaxed) != BASE_DEPTH)
         spool__abort("internal error: the caller slot's contexts are unbalanced");
+}
+
+/* The slot is given back: a broadcast queued for it after the holder's last
+ * look would wait for a worker's search, so the releaser looks once more
+ * and serves it itself if it can have the slot again (wait.md, "The
+ * caller slot's index").  Returns with the slot released and the calling
+ * thread outside it. */
+static void slot_release(spool_pool_t *pool)
+{
+    spool__worker_t *slot = &pool->workers[pool->num_threads];
+    for (;;) {
+        spool__caller_release(&pool->caller_taken);
+        /* ReleaseFence: pairs with the broadcaster's PushFence
+         * (spool__sleep_new_broadcast) and the sleepers' SleepFence:
+         * either we see its broadcast here, or it sees a sleeper that then
+         * finds the slot free, or a searching worker finds both. */
+        spool__fence_seq_cst();
+        if (spool__deque_len(&slot->broadcasts) == 0 || !spool__caller_claim(&pool->caller_taken))
+            return;
+        spool__worker_t *prev = spool__current_worker();
+        spool__worker_enter(slot);
+        slot->caller_entered = false;
+        slot_drain(slot);
+        if (prev != NULL)
+            spool__worker_enter(prev);
+        else
+            spool__worker_leave();
+    }
+}
+
+void spool__caller_leave(spool__worker_t *w)
+{
+    spool_pool_t *pool = w->pool;
+    slot_drain(w);
     spool__worker_leave();
-    spool__caller_release(&pool->caller_taken);
+    slot_release(pool);
     spool__pool_work_done(pool); /* last: it may let destroy free the pool */
 }
+
+/* A worker w of the pool serves the free slot's broadcasts: as the slot's
+ * holder, in w's isolation region (w's stack below may hold a region's
+ * job: nothing of another region may start on top of it), after
+ * publishing its own private jobs (they stay takeable while it serves). */
+static void serve_slot(spool__job_t *job)
+{
+    (void)job;
+    spool__worker_t *w = spool__current_worker();
+    spool_pool_t *pool = w->pool;
+    if (!spool__caller_claim(&pool->caller_taken))
+        return; /* another serves it, or a caller holds it */
+    spool__deque_t *d = &w->deque;
+    if (d->owner_split < atomic_load_explicit(&d->bottom, memory_order_relaxed))
+        spool__worker_publish(w);
+    spool__worker_t *slot = &pool->workers[pool->num_threads];
+    spool__worker_enter(slot);
+    slot->caller_entered =
+        spool__ctx_enter(&slot->ctx, atomic_load_explicit(&slot->deque.bottom, memory_order_relaxed),
+                         (spool__context_t){NULL, w->ctx.top.region});
+    slot_drain(slot);
+    spool__worker_enter(w);
+    slot_release(pool);
+}
+
+static void service_describe(const spool__job_t *job, spool__job_info_t *info)
+{
+    info->fn = spool__fn_bits((void (*)(void))job->execute);
+    info->arg = 0;
+}
+
+spool__job_t spool__caller_service = {.execute = serve_slot};
+
+/* Not on any queue: a worker's take returns it (wait.c). */
+const spool__job_kind_t spool__kind_caller_service = {
+    .name = "caller slot service", .execute = serve_slot, .describe = service_describe};
 
 bool spool__caller_run(spool_pool_t *pool, spool_fn fn, void *arg, spool__context_t made_in)
 {

@@ -30,6 +30,17 @@ struct spool__worker *spool__caller_enter(spool_pool_t *pool, spool__context_t m
  * leaves the context entered, and is outside any pool again. */
 void spool__caller_leave(struct spool__worker *w);
 
+/* Does pool's caller slot have broadcasts queued while nobody holds it?
+ * A relaxed look, for a worker's take and an isolated sleeper's check;
+ * the sleepers' final check reads it after their SleepFence (wait.md). */
+bool spool__caller_needs_serving(spool_pool_t *pool);
+
+/* The caller slot's broadcasts, as a job that a worker takes when they
+ * wait with the slot free (spool__caller_needs_serving): running it, the
+ * worker takes the slot (if it still can), serves it as its holder would
+ * (runs its broadcasts, with the slot's index), and gives it back. */
+extern spool__job_t spool__caller_service;
+
 /* Runs fn(arg) as pool's caller, if the slot can be had.  True if it ran. */
 bool spool__caller_run(spool_pool_t *pool, spool_fn fn, void *arg, spool__context_t made_in);
 

@@ -151,7 +151,7 @@ static void wake_partly(spool__idle_state_t *idle)
 }
 
 static void fall_asleep(spool__sleep_t *s, spool__idle_state_t *idle, spool__core_latch_t *latch,
-                        spool__injector_t *injector, spool__deque_t *broadcasts)
+                        bool (*has_work)(void *arg), void *arg)
 {
     if (!spool__core_latch_get_sleepy(latch))
         return; /* set meanwhile: the caller's loop will see it */
@@ -181,12 +181,13 @@ static void fall_asleep(spool__sleep_t *s, spool__idle_state_t *idle, spool__cor
     }
 
     /* SleepFence of sleep.md: pairs with PushFence in
-     * spool__sleep_new_injected_jobs and spool__sleep_new_broadcast.  Either
-     * the checks below see the job or broadcast, or its poster sees us
-     * counted as sleeping.  (The broadcast queue's length is read with
-     * relaxed loads: the fence pair orders them after the push.) */
+     * spool__sleep_new_injected_jobs and spool__sleep_new_broadcast (and
+     * the caller slot's ReleaseFence, wait.md).  Either the final check
+     * sees the job or broadcast, or its poster sees us counted as
+     * sleeping.  (The check reads with relaxed loads: the fence pair
+     * orders them after the push.) */
     spool__fence_seq_cst();
-    if (!spool__injector_is_empty(injector) || spool__deque_len(broadcasts) > 0) {
+    if (has_work(arg)) {
         /* Nobody will wake us for that job: undo our own count. */
         atomic_fetch_sub_explicit(&s->counters, SPOOL__ONE_SLEEPING, memory_order_seq_cst);
     } else {
@@ -209,8 +210,8 @@ static void fall_asleep(spool__sleep_t *s, spool__idle_state_t *idle, spool__cor
 }
 
 void spool__sleep_no_work_found(spool__sleep_t *s, spool__idle_state_t *idle,
-                                spool__core_latch_t *latch, spool__injector_t *injector,
-                                spool__deque_t *broadcasts)
+                                spool__core_latch_t *latch, bool (*has_work)(void *arg),
+                                void *arg)
 {
     if (idle->rounds < SPOOL__SPIN_ROUNDS) {
         /* The first rounds spin, twice as long each time: a joiner whose
@@ -227,7 +228,7 @@ void spool__sleep_no_work_found(spool__sleep_t *s, spool__idle_state_t *idle,
         idle->rounds++;
         sched_yield();
     } else {
-        fall_asleep(s, idle, latch, injector, broadcasts);
+        fall_asleep(s, idle, latch, has_work, arg);
     }
 }
 

@@ -116,11 +116,12 @@ static inline void spool__sleep_work_found(spool__sleep_t *s, bool left)
 }
 
 /* A search round found nothing: yield, get sleepy, or sleep until woken or
- * until latch is set.  The injector and the worker's own broadcast queue are
- * checked last before sleeping. */
+ * until latch is set.  has_work(arg) is the final check before sleeping,
+ * after the sleeper's count and SleepFence: the work that is posted with a
+ * PushFence (the pool's queue, the worker's broadcasts; wait.c). */
 void spool__sleep_no_work_found(spool__sleep_t *s, spool__idle_state_t *idle,
-                                spool__core_latch_t *latch, spool__injector_t *injector,
-                                spool__deque_t *broadcasts);
+                                spool__core_latch_t *latch, bool (*has_work)(void *arg),
+                                void *arg);
 
 /* An isolated waiter (isolate.md) starts searching: not counted anywhere. */
 static inline void spool__sleep_start_isolated(spool__idle_state_t *idle, unsigned worker_index)

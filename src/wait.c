@@ -4,6 +4,7 @@
  */
 #include "wait.h"
 
+#include "caller.h"
 #include "pool.h"
 #include "worker.h"
 
@@ -179,6 +180,12 @@ spool__job_t *spool__take(spool__worker_t *w, spool__filter_t f, spool__taken_t 
     if (f.local)
         return NULL;
     spool_pool_t *pool = w->pool;
+    /* The free caller slot's broadcasts: a worker serves its index (an
+     * exception of every filter, as broadcasts are). */
+    if (SPOOL__UNLIKELY(spool__caller_needs_serving(pool)) && w->index < pool->num_threads) {
+        t->from = SPOOL__FROM_BROADCAST;
+        return &spool__caller_service;
+    }
     if (f.region != 0) {
         /* An install by another pool's worker: it needs one of ours, and
          * that worker may hold up our region (it runs in our region). */
@@ -293,6 +300,17 @@ static bool own_newest_takeable(spool__worker_t *w, uint64_t r)
            own_older_accepted(w, (spool__filter_t){r, false}, newest);
 }
 
+/* A sleeper's final check, after its count and SleepFence: work posted
+ * with a PushFence, which no take of its may have seen yet (sleep.md): the
+ * pool's queue, its broadcasts, the free caller slot's broadcasts. */
+static bool posted_work(void *arg)
+{
+    spool__worker_t *w = arg;
+    spool_pool_t *pool = w->pool;
+    return !spool__injector_is_empty(&pool->injector) || spool__deque_len(&w->broadcasts) > 0 ||
+           (w->index < pool->num_threads && spool__caller_needs_serving(pool));
+}
+
 /* The isolated sleeper's final check, after its count and SleepFence: is a
  * job its filter takes where it could take it? */
 typedef struct region_check {
@@ -315,6 +333,7 @@ static bool region_has_work(void *arg)
     if (own_newest_takeable(w, c->region))
         return true;
     return spool__deque_len(&w->broadcasts) > 0 ||
+           (w->index < pool->num_threads && spool__caller_needs_serving(pool)) ||
            spool__injector_has_if(&pool->injector, spool__install_from_worker, NULL);
 }
 
@@ -355,7 +374,7 @@ static spool__job_t *search(spool__worker_t *w, spool__filter_t f, spool__core_l
             job = spool__take(w, f, t);
             if (job != NULL)
                 break;
-            spool__sleep_no_work_found(sleep, &idle, latch, &w->pool->injector, &w->broadcasts);
+            spool__sleep_no_work_found(sleep, &idle, latch, posted_work, w);
         }
         spool__sleep_work_found(sleep, job != NULL && jobs_left(w));
     } else {

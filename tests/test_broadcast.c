@@ -81,25 +81,103 @@ static void release_check(void *ctx)
     release_done(ctx);
 }
 
+/* In the global pool the index space counts the caller slot it lends to
+ * outside callers: a broadcast runs once for each index below
+ * spool_current_num_threads() and passes that count, from outside (the
+ * caller serves the slot's index), from a worker, and from the slot's
+ * holder. */
 static void test_broadcast_global(void **state)
 {
     (void)state;
-    /* The global pool's workers: not the slot it lends to a caller. */
-    seen_t s = {.expect_n = spool_current_num_threads() - 1};
+    seen_t s = {.expect_n = spool_current_num_threads()};
+    assert_true(s.expect_n == 8); /* 7 workers (spool_global_init) and the slot */
     assert_int_equal(spool_broadcast(record, &s), 0);
     assert_each_once(&s, s.expect_n);
+}
+
+static void broadcast_from_job(void *arg)
+{
+    seen_t *s = arg;
+    assert_int_equal(spool_broadcast(record, s), 0);
+}
+
+static void test_broadcast_global_from_worker_and_slot(void **state)
+{
+    (void)state;
+    for (int r = 0; r < 20; r++) {
+        /* a on the caller (the slot's holder), b maybe on a worker. */
+        seen_t a = {.expect_n = spool_current_num_threads()};
+        seen_t b = {.expect_n = spool_current_num_threads()};
+        spool_join(broadcast_from_job, &a, broadcast_from_job, &b);
+        assert_each_once(&a, a.expect_n);
+        assert_each_once(&b, b.expect_n);
+    }
 }
 
 static void test_spawn_broadcast_global(void **state)
 {
     (void)state;
     static seen_t s;
-    memset(&s, 0, sizeof s);
-    s.expect_n = spool_current_num_threads() - 1; /* the workers */
-    assert_int_equal(spool_spawn_broadcast(record, &s, release_check), 0);
-    wait_done(1);
-    assert_true(atomic_load(&release_saw_all));
-    assert_each_once(&s, s.expect_n);
+    for (int r = 0; r < 20; r++) {
+        memset(&s, 0, sizeof s);
+        s.expect_n = spool_current_num_threads();
+        assert_int_equal(spool_spawn_broadcast(record, &s, release_check), 0);
+        wait_done(1);
+        assert_true(atomic_load(&release_saw_all));
+        assert_each_once(&s, s.expect_n);
+    }
+}
+
+/* Per-thread state, the way OpenMP and rayon programs keep it: an array of
+ * spool_current_num_threads() entries, set up by a broadcast, then read at
+ * spool_current_thread_index() by a loop's parts.  Every part must find
+ * its entry set up (the caller slot's index included). */
+typedef struct per_thread {
+    unsigned n;
+    atomic_int *ready;
+    atomic_int unset_reads, out_of_range;
+} per_thread_t;
+
+static void set_up_entry(void *ctx, unsigned index, unsigned n)
+{
+    per_thread_t *p = ctx;
+    if (n != p->n || index >= p->n) {
+        atomic_fetch_add(&p->out_of_range, 1);
+        return;
+    }
+    atomic_store(&p->ready[index], 1);
+}
+
+static void read_entry(void *ctx, size_t begin, size_t end)
+{
+    per_thread_t *p = ctx;
+    (void)begin;
+    (void)end;
+    int i = spool_current_thread_index();
+    if (i < 0 || (unsigned)i >= p->n) {
+        atomic_fetch_add(&p->out_of_range, 1);
+        return;
+    }
+    if (!atomic_load(&p->ready[i]))
+        atomic_fetch_add(&p->unset_reads, 1);
+    for (volatile int k = 0; k < 200; k++)
+        ;
+}
+
+static void test_broadcast_sets_up_every_index(void **state)
+{
+    (void)state;
+    per_thread_t p = {.n = spool_current_num_threads()};
+    p.ready = calloc(p.n, sizeof *p.ready);
+    assert_non_null(p.ready);
+    assert_int_equal(spool_broadcast(set_up_entry, &p), 0);
+    for (int r = 0; r < 50; r++) {
+        spool_for_opts_t o = {.min_len = 1};
+        spool_for(0, 4096, &o, read_entry, &p);
+    }
+    assert_int_equal(atomic_load(&p.out_of_range), 0);
+    assert_int_equal(atomic_load(&p.unset_reads), 0);
+    free(p.ready);
 }
 
 static void test_broadcast_pool(void **state)
@@ -372,11 +450,12 @@ static void note_n(void *ctx, unsigned index, unsigned n)
 static void scope_sums(void *arg)
 {
     (void)arg;
-    /* The workers a broadcast reaches, as it says (in the global pool,
-     * spool_current_num_threads() counts the caller slot too). */
+    /* The count a broadcast passes is spool_current_num_threads(), the
+     * global pool's caller slot included. */
     atomic_uint workers = 0;
     assert_int_equal(spool_broadcast(note_n, &workers), 0);
     unsigned n = atomic_load(&workers);
+    assert_int_equal(n, spool_current_num_threads());
     atomic_uint sum = 0;
     spool_scope(scope_sum_body, &sum);
     assert_int_equal(atomic_load(&sum), n * (n - 1) / 2);
@@ -404,8 +483,11 @@ static void barrier_run(spool_scope_t *s, void *ctx, unsigned index, unsigned n)
 {
     (void)s;
     (void)ctx;
-    (void)index;
-    (void)n;
+    /* The global pool's last index is its caller slot's: no thread of its
+     * own stands behind it, so its run comes when a thread is free to
+     * serve it (spool.h), not beside the others. */
+    if (index + 1 == n)
+        return;
     pthread_barrier_wait(&barrier);
 }
 
@@ -418,8 +500,8 @@ static void barrier_body(spool_scope_t *s, void *arg)
 
 /* rayon's scope_spawn_broadcast_barrier: an in-place scope on this thread
  * (outside any pool) spawns a broadcast into a 7-thread pool, the global
- * one here, configured before its first use; all 7 runs and the body must
- * be in the barrier at once. */
+ * one here, configured before its first use; the runs on all 7 workers and
+ * the body must be in the barrier at once. */
 static void test_scope_spawn_broadcast_barrier(void **state)
 {
     (void)state;
@@ -437,6 +519,8 @@ int main(void)
         cmocka_unit_test(test_scope_spawn_broadcast_barrier), /* first: global_init */
         cmocka_unit_test(test_broadcast_global),
         cmocka_unit_test(test_spawn_broadcast_global),
+        cmocka_unit_test(test_broadcast_global_from_worker_and_slot),
+        cmocka_unit_test(test_broadcast_sets_up_every_index),
         cmocka_unit_test(test_broadcast_pool),
         cmocka_unit_test(test_spawn_broadcast_pool),
         cmocka_unit_test(test_broadcast_self),

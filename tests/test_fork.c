@@ -87,7 +87,7 @@ static int child_checks(spool_pool_t *parent_pool)
     /* The global pool of the child: a broadcast and a loop. */
     atomic_store(&scope_sum, 0);
     if (spool_broadcast(add_one_broadcast, NULL) != 0 ||
-        atomic_load(&scope_sum) != (long)spool_current_num_threads() - 1) /* its workers */
+        atomic_load(&scope_sum) != (long)spool_current_num_threads()) /* every index */
         return 13;
     /* A new pool works in the child. */
     spool_pool_t *pool;
