@@ -3,14 +3,16 @@
 # packaging, ABI and header checks and the spin models), the same with
 # clang (C and C++ compilers; the models are not run twice), the suite under
 # -fsanitize=thread and under -fsanitize=address,undefined, the unit tests
-# under valgrind memcheck, and the unit tests of the two other builds that
-# are shipped as options: -DSPOOL_STATS=ON and -DSPOOL_TRACE=OFF.  On
-# Debian, run as root, it first installs whatever the build and the tests
-# need and lack.
+# under valgrind memcheck, the unit tests of the two other builds that
+# are shipped as options: -DSPOOL_STATS=ON and -DSPOOL_TRACE=OFF, and the
+# stress tests with every tuning constant drawn at random per process
+# (-DSPOOL_RANDOM_TUNING=ON, src/tuning.h), once more with the timeline on.
+# On Debian, run as root, it first installs whatever the build and the
+# tests need and lack.
 #
 #   scripts/test.sh            everything (what CI runs)
 #   scripts/test.sh plain      one variant: plain, clang, thread, address,undefined,
-#                              valgrind, stats or notrace
+#                              valgrind, stats, notrace or random
 #
 # Environment: SPOOL_TEST_SCALE multiplies stress iteration counts;
 # CTEST_ARGS adds ctest arguments (e.g. "--repeat until-fail:20"); CI=true
@@ -48,7 +50,7 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 variants=("${@:-all}")
-[ "${variants[0]}" = all ] && variants=(plain clang thread address,undefined valgrind stats notrace)
+[ "${variants[0]}" = all ] && variants=(plain clang thread address,undefined valgrind stats notrace random)
 
 jobs=$(nproc 2>/dev/null || echo 2)
 for v in "${variants[@]}"; do
@@ -65,6 +67,9 @@ for v in "${variants[@]}"; do
            extra=(-DSPOOL_STATS=ON -DSPOOL_MODEL_CHECK=OFF -DSPOOL_BENCH=OFF -DSPOOL_BUILD_EXAMPLES=OFF) ;;
     notrace) dir=build-notrace; sanitize=""; labels=(-L unit)
              extra=(-DSPOOL_TRACE=OFF -DSPOOL_MODEL_CHECK=OFF -DSPOOL_BENCH=OFF -DSPOOL_BUILD_EXAMPLES=OFF) ;;
+    # Random tuning: no constant may matter for safety or liveness.
+    random) dir=build-random; sanitize=""; labels=(-L stress)
+            extra=(-DSPOOL_RANDOM_TUNING=ON -DSPOOL_MODEL_CHECK=OFF -DSPOOL_BENCH=OFF -DSPOOL_BUILD_EXAMPLES=OFF) ;;
     *) echo "scripts/test.sh: unknown variant '$v'" >&2; exit 2 ;;
   esac
   echo "=== spool tests: $v ($dir)"
@@ -77,6 +82,13 @@ for v in "${variants[@]}"; do
   # shellcheck disable=SC2086
   (cd "$dir" && SPOOL_TEST_OUTSIDE_JOINS=${joins:-500000} ctest --output-on-failure -j "$jobs" \
      ${labels[@]+"${labels[@]}"} ${CTEST_ARGS:-})
+  if [ "$v" = random ]; then
+    echo "=== spool tests: $v, with SPOOL_TRACE set"
+    rm -rf "$dir/trace-env" && mkdir -p "$dir/trace-env"
+    # shellcheck disable=SC2086
+    (cd "$dir" && SPOOL_TRACE="$PWD/trace-env/t-%p.json" ctest --output-on-failure -j "$jobs" \
+       -L stress ${CTEST_ARGS:-})
+  fi
   if [ "$v" = thread ]; then
     # Once more with every pool recording its timeline (SPOOL_TRACE): the
     # workers write their rings while the pools run and are destroyed.

@@ -8,14 +8,14 @@ void spool__demand_stolen_done(spool__demand_t *m, size_t calls)
 {
     uint64_t now = spool__ticks();
     if (spool__test_demand_always() ||
-        (calls < SPOOL__DEMAND_FEW && now - m->steal_tick < SPOOL__DEMAND_QUICK_TICKS))
+        (calls < spool__tuning.demand_few && now - m->steal_tick < spool__tuning.demand_quick))
         m->mark_tick = now;
 }
 
 void spool__demand_wait(spool__demand_t *m, spool__deque_t *d)
 {
     uint64_t start = spool__ticks();
-    bool recent = start - m->mark_tick < SPOOL__DEMAND_RECENT_TICKS ||
+    bool recent = start - m->mark_tick < spool__tuning.demand_recent ||
                   spool__test_demand_always();
     m->mark_tick = 0; /* one wait per mark */
     if (!recent)
@@ -25,7 +25,7 @@ void spool__demand_wait(spool__demand_t *m, spool__deque_t *d)
      * split with the protocol's orders, and demands if it finds nothing. */
     while (atomic_load_explicit(&d->top, memory_order_relaxed) >=
                atomic_load_explicit(&d->split, memory_order_relaxed) &&
-           spool__ticks() - start < SPOOL__DEMAND_WAIT_TICKS)
+           spool__ticks() - start < spool__tuning.demand_wait)
         for (int i = 0; i < 8; i++)
             spool__cpu_relax();
 }

@@ -24,20 +24,12 @@
 #include "atomics.h"
 #include "deque.h"
 #include "trace.h"
+#include "tuning.h"
 
-/* A stolen block or ticket of fewer calls than this, finished within
- * SPOOL__DEMAND_QUICK_TICKS (spool__ticks) of its steal, marks its victim
- * as such a spawner. */
-#define SPOOL__DEMAND_FEW 32u
-#ifndef SPOOL__DEMAND_QUICK_TICKS
-#define SPOOL__DEMAND_QUICK_TICKS 2500u
-#endif
-/* The longest wait, and how soon after the mark a demand must come to
- * wait at all (a thief that did something else meanwhile does not). */
-#ifndef SPOOL__DEMAND_WAIT_TICKS
-#define SPOOL__DEMAND_WAIT_TICKS 4000u
-#endif
-#define SPOOL__DEMAND_RECENT_TICKS 20000u
+/* Its bounds are tuning.h's demand_*: a stolen block or ticket of fewer
+ * than demand_few calls, finished within demand_quick of its steal, marks
+ * its victim as such a spawner; a demand of that victim within
+ * demand_recent of the mark waits up to demand_wait. */
 
 typedef struct spool__demand {
     unsigned victim;     /* of the last steal */

@@ -5,7 +5,7 @@
  * far (one shared word): a piece wholly above it (first), or any piece
  * once one is known (any), ends the searcher.
  *
- * The pieces grow: the first round (GROW pieces per thread) is short, each
+ * The pieces grow: the first round (tuning.find_grow pieces per thread) is short, each
  * next round's pieces twice as long, up to the full length, which the rest
  * of the range is cut into evenly.  A match near the start is then reached by
  * every searcher at once and stops them soon, while a long scan takes few
@@ -19,16 +19,17 @@
 #include "spool.h"
 
 #include "atomics.h"
+#include "tuning.h"
 
-/* Pieces per thread in each round of growing pieces: with more, a match
- * near the start leaves less of a last piece to scan past it. */
-#define GROW 4u
+/* Pieces per thread in each round of growing pieces (tuning.find_grow):
+ * with more, a match near the start leaves less of a last piece to scan
+ * past it. */
 
 typedef struct search {
     spool_find_fn find;
     void *ctx;
     size_t begin, end; /* the range; end also means "no match yet" */
-    /* Rounds 0 .. rounds - 1 of per = GROW * threads pieces each, round j's
+    /* Rounds 0 .. rounds - 1 of per = tuning.find_grow * threads pieces each, round j's
      * small << j long, from begin; then pieces - threads * rounds pieces from
      * grown (the rest of the range), the first rest of them q + 1 long, the
      * others q. */
@@ -128,7 +129,7 @@ static size_t search(size_t begin, size_t end, const spool_for_opts_t *opts, spo
     size_t small = len / (1024 * threads), rounds = 0;
     if (small < lo)
         small = lo;
-    size_t per = GROW * threads;
+    size_t per = (size_t)spool__tuning.find_grow * threads;
     while (rounds < 16 && small << rounds < want &&
            per * small * (((size_t)2 << rounds) - 1) <= len / 2)
         rounds++;

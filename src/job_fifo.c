@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "atomics.h"
+#include "tuning.h"
 #include "worker.h"
 
 /* How a reference of ticket t runs its call: local (not counted) or not. */
@@ -139,16 +140,12 @@ void spool__fifo_ticket_local_execute(spool__job_t *job)
 }
 
 /* A published ticket's holder claims its calls in batches (one CAS on the
- * FIFO's front for up to this many: fifo.md), growing from one
- * call while each batch runs in under SPOOL__FIFO_BATCH_NS, so that only
+ * FIFO's front for up to tuning.fifo_batch_max: fifo.md), growing from one
+ * call while each batch runs in under tuning.fifo_batch_ns, so that only
  * calls this short are ever claimed ahead of their turn. */
-#define SPOOL__FIFO_BATCH_MAX 16u
-#ifndef SPOOL__FIFO_BATCH_NS
-#define SPOOL__FIFO_BATCH_NS 2000u
-#endif
 
 /* A published ticket, run by whichever worker w took it: its references
- * here, a batch of calls after the other (see SPOOL__FIFO_BATCH_MAX), until
+ * here, a batch of calls after the other (tuning.fifo_batch_max), until
  * a thief asks w for work or another worker is idle; then the rest is
  * handed on (pushed on w's deque and published) before the batch taken
  * runs. */
@@ -164,7 +161,7 @@ void spool__fifo_ticket_execute(spool__job_t *job)
     /* A ticket of one reference is done after its first batch: no clock. */
     uint64_t batch_start = t->ticket.count > 1 ? spool__now_ns() : 0;
     for (;;) {
-        spool__fifo_call_t calls[SPOOL__FIFO_BATCH_MAX];
+        spool__fifo_call_t calls[SPOOL__FIFO_BATCH_LIMIT];
         size_t k = spool__fifo_queue_take_n(&f->queue, calls,
                                             batch < t->ticket.count ? batch : t->ticket.count);
         size_t n = t->ticket.count -= k;
@@ -184,16 +181,17 @@ void spool__fifo_ticket_execute(spool__job_t *job)
                 spool__demand_stolen_done(&w->demand, done);
             return;
         }
-        /* The next batch: as many calls as ran in SPOOL__FIFO_BATCH_NS at
+        /* The next batch: as many calls as ran in tuning.fifo_batch_ns at
          * this batch's pace (claim included), at least one. */
         uint64_t end = spool__now_ns();
         uint64_t per_call = (end - batch_start) / k;
-        if (per_call * SPOOL__FIFO_BATCH_MAX < SPOOL__FIFO_BATCH_NS)
-            batch = SPOOL__FIFO_BATCH_MAX;
-        else if (per_call >= SPOOL__FIFO_BATCH_NS)
+        uint64_t max = spool__tuning.fifo_batch_max, ns = spool__tuning.fifo_batch_ns;
+        if (per_call * max < ns)
+            batch = max;
+        else if (per_call >= ns)
             batch = 1;
         else
-            batch = (size_t)(SPOOL__FIFO_BATCH_NS / per_call);
+            batch = (size_t)(ns / per_call);
         batch_start = end;
     }
 }

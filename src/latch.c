@@ -3,6 +3,7 @@
 
 #include <sched.h>
 
+#include "tuning.h"
 #include "worker.h"
 
 void spool__spin_latch_set(spool__spin_latch_t *l)
@@ -59,11 +60,9 @@ void spool__lock_latch_set(spool__lock_latch_t *l)
     pthread_mutex_unlock(&l->lock);
 }
 
-/* Pauses (then rounds of sched_yield) before an outside waiter blocks: a
- * short job ends without the futex round trip (bench/'s small-loops
- * workload, called from outside, shows its cost). */
-#define LOCK_LATCH_SPINS 127u
-#define LOCK_LATCH_YIELD_ROUNDS 16u
+/* Pauses (then rounds of sched_yield) before an outside waiter blocks
+ * (tuning.h's lock_latch_*): a short job ends without the futex round trip
+ * (bench/'s small-loops workload, called from outside, shows its cost). */
 
 static bool lock_latch_is_set(spool__lock_latch_t *l)
 {
@@ -86,12 +85,12 @@ void spool__lock_latch_wait(spool__lock_latch_t *l, bool woke)
     /* The spin looks after every pause: the line stays in this core's
      * cache until the setter writes it, and a short job's end is seen at
      * once, not at the end of a batch of pauses. */
-    for (unsigned i = 0; i < LOCK_LATCH_SPINS; i++) {
+    for (unsigned i = 0; i < spool__tuning.lock_latch_spins; i++) {
         if (lock_latch_is_set(l))
             return;
         spool__cpu_relax();
     }
-    for (unsigned round = 0; round < LOCK_LATCH_YIELD_ROUNDS; round++) {
+    for (unsigned round = 0; round < spool__tuning.lock_latch_yields; round++) {
         if (lock_latch_is_set(l))
             return;
         sched_yield();

@@ -16,21 +16,13 @@
 
 #include "global.h"
 #include "test_hooks.h"
+#include "tuning.h"
 #include "worker.h"
 
 /* A leaf's first piece, which measures the loop's pace, is 1/LEAF_PIECES
- * of it.  LEAF_LONG_TICKS (spool__ticks: the TSC's, else nanoseconds): how
- * long a leaf's rest must take to be long, and a long leaf's pieces; a
- * shorter rest would not repay the steal and the join of a split.
- * SPLIT_MIN_TICKS: once the pace is known, a part that would take less
- * is not split, for the same reason. */
+ * of it.  The times that decide splitting and the loop memo are tuning.h's
+ * leaf_long, split_min and loop_short. */
 #define LEAF_PIECES 8u
-#define LEAF_LONG_TICKS 50000u
-#define SPLIT_MIN_TICKS 20000u
-/* A loop whose work took less than this the last time this worker ran it
- * (same body, same length) runs whole: its halves would take about as long
- * as the fork, the steal and the join across cores. */
-#define LOOP_SHORT_TICKS 5000u
 /* A loop's pace is ticks per iteration in fixed point, 2^-PACE_SHIFT. */
 #define PACE_SHIFT 10
 
@@ -80,7 +72,8 @@ static bool takes_less(uint64_t pace, size_t len, uint64_t ticks_min)
  * steal and a join cost? */
 static bool short_at_pace(loop_t *l, size_t len)
 {
-    return takes_less(atomic_load_explicit(&l->pace, memory_order_relaxed), len, SPLIT_MIN_TICKS);
+    return takes_less(atomic_load_explicit(&l->pace, memory_order_relaxed), len,
+                      spool__tuning.split_min);
 }
 
 /* May a part of len iterations be split?  Updates the budget. */
@@ -144,7 +137,7 @@ static void leaf(const part_t *p)
         return;
     }
     /* Demand-driven splitting.  A long leaf (its rest, at the pace of its
-     * first piece, takes LEAF_LONG_TICKS or more) runs in pieces, and when,
+     * first piece, takes tuning.leaf_long or more) runs in pieces, and when,
      * between two, a thief has found no public job on this worker's deque
      * (a flag on the owner's own line, cheap to read) or another worker is
      * idle (asleep, it asks for nothing: a loop run whole by the memo
@@ -168,13 +161,13 @@ static void leaf(const part_t *p)
     if (pace > atomic_load_explicit(&l->pace, memory_order_relaxed))
         atomic_store_explicit(&l->pace, pace, memory_order_relaxed);
     size_t rest = p->end - b;
-    if (takes_less(pace, rest, LEAF_LONG_TICKS)) {
+    if (takes_less(pace, rest, spool__tuning.leaf_long)) {
         call(p, b, p->end);
         return;
     }
-    /* Pieces of about LEAF_LONG_TICKS at the pace (at most len /
+    /* Pieces of about tuning.leaf_long at the pace (at most len /
      * LEAF_PIECES, at least min_len): a demand waits for one of them. */
-    uint64_t paced = ((uint64_t)LEAF_LONG_TICKS << PACE_SHIFT) / pace;
+    uint64_t paced = (spool__tuning.leaf_long << PACE_SHIFT) / pace;
     if (paced < step)
         step = paced > l->min ? (size_t)paced : l->min;
     for (;;) {
@@ -298,7 +291,7 @@ static void run_root(void *arg)
     spool__loop_memo_t *m = &w->loops[((uintptr_t)fn >> 4) % SPOOL__LOOP_MEMO];
     if (m->fn != fn || m->len != len)
         *m = (spool__loop_memo_t){.fn = fn, .len = len};
-    uint64_t short_ticks = spool__test_loop_short_ticks(LOOP_SHORT_TICKS);
+    uint64_t short_ticks = spool__test_loop_short_ticks(spool__tuning.loop_short);
     bool whole = m->ticks != 0 && m->ticks < short_ticks;
     if (whole)
         p.splits = 0;

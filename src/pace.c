@@ -9,10 +9,10 @@ bool spool__pace_sample(spool__pace_t *p)
     }
     uint64_t now = spool__ticks();
     /* every entries ran since the last sample (left counted them down). */
-    bool coarse = now - p->tick >= (uint64_t)SPOOL__PACE_COARSE_TICKS * p->every;
+    bool coarse = now - p->tick >= spool__tuning.pace_coarse * p->every;
     if (coarse)
         p->every = 1;
-    else if (p->every < SPOOL__PACE_EVERY_MAX)
+    else if (p->every < spool__tuning.pace_every_max)
         p->every *= 2;
     p->tick = now;
     p->left = p->every;

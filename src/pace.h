@@ -6,13 +6,13 @@
  * entry returns, from every worker that goes idle meanwhile.  For short
  * entries that is the price of the private fast path; a long one idles a
  * core for as long as it runs.  So before each entry the worker asks
- * whether its recent entries were coarse (took SPOOL__PACE_COARSE_TICKS or
+ * whether its recent entries were coarse (took tuning.pace_coarse or
  * more each, at the mean pace since the last sample); if so it publishes
  * the rest first, which then costs little beside the entry.
  *
  * The clock (spool__ticks) is read only at samples: before every entry
  * while the entries are coarse, and at intervals that double up to
- * SPOOL__PACE_EVERY_MAX entries while they are fine, so that a fine entry
+ * tuning.pace_every_max entries while they are fine, so that a fine entry
  * pays a decrement and a branch.  Between samples the answer is "fine": a
  * coarse answer samples again at the next entry.  An interval that spans
  * an idle time reads as coarse: one publication too many.  Owner only: the
@@ -26,13 +26,8 @@
 
 #include "atomics.h"
 #include "trace.h"
+#include "tuning.h"
 
-/* spool__ticks (the TSC's, else nanoseconds) an entry takes at least to be
- * coarse: many times what publishing the rest and taking it back cost. */
-#ifndef SPOOL__PACE_COARSE_TICKS
-#define SPOOL__PACE_COARSE_TICKS 50000u
-#endif
-#define SPOOL__PACE_EVERY_MAX 32u
 
 typedef struct spool__pace {
     uint64_t tick;  /* the clock at the last sample */

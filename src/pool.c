@@ -13,6 +13,7 @@
 
 #include "places.h"
 #include "test_hooks.h"
+#include "tuning.h"
 #include "worker.h"
 
 atomic_uint spool__fork_generation;
@@ -271,6 +272,7 @@ int spool_pool_create(const spool_config_t *user_config, spool_pool_t **out)
 
 int spool__pool_create(const spool_config_t *user_config, bool lend_slot, spool_pool_t **out)
 {
+    spool__tuning_init();
     if (out == NULL)
         return EINVAL;
     spool__register_atfork();

@@ -146,7 +146,7 @@ static void wake_fully(spool__idle_state_t *idle)
 /* Back to just before sleepy: one more search, then sleepy again. */
 static void wake_partly(spool__idle_state_t *idle)
 {
-    idle->rounds = SPOOL__ROUNDS_UNTIL_SLEEPY;
+    idle->rounds = spool__tuning.rounds_until_sleepy;
     idle->jobs_counter = SPOOL__JEC_DUMMY;
 }
 
@@ -213,17 +213,17 @@ void spool__sleep_no_work_found(spool__sleep_t *s, spool__idle_state_t *idle,
                                 spool__core_latch_t *latch, bool (*has_work)(void *arg),
                                 void *arg)
 {
-    if (idle->rounds < SPOOL__SPIN_ROUNDS) {
+    if (idle->rounds < spool__tuning.spin_rounds) {
         /* The first rounds spin, twice as long each time: a joiner whose
          * stolen half ends within microseconds sees its latch without a
          * system call per round. */
         for (unsigned i = 0; i < 1u << idle->rounds; i++)
             spool__cpu_relax();
         idle->rounds++;
-    } else if (idle->rounds < SPOOL__ROUNDS_UNTIL_SLEEPY) {
+    } else if (idle->rounds < spool__tuning.rounds_until_sleepy) {
         sched_yield();
         idle->rounds++;
-    } else if (idle->rounds == SPOOL__ROUNDS_UNTIL_SLEEPY) {
+    } else if (idle->rounds == spool__tuning.rounds_until_sleepy) {
         idle->jobs_counter = announce_sleepy(s);
         idle->rounds++;
         sched_yield();
@@ -237,11 +237,11 @@ void spool__sleep_no_work_found_isolated(spool__sleep_t *s, spool__idle_state_t 
                                          bool (*has_work)(void *arg), void *arg)
 {
     /* As spool__sleep_no_work_found's rounds: spin, then yield, then sleep. */
-    if (idle->rounds < SPOOL__SPIN_ROUNDS) {
+    if (idle->rounds < spool__tuning.spin_rounds) {
         for (unsigned i = 0; i < 1u << idle->rounds; i++)
             spool__cpu_relax();
         idle->rounds++;
-    } else if (idle->rounds < SPOOL__ROUNDS_UNTIL_SLEEPY) {
+    } else if (idle->rounds < spool__tuning.rounds_until_sleepy) {
         sched_yield();
         idle->rounds++;
     } else {

@@ -14,6 +14,7 @@
 #include "injector.h"
 #include "latch.h"
 #include "trace.h"
+#include "tuning.h"
 
 /*
  * The packed counters, one 64-bit word:
@@ -32,11 +33,6 @@
 /* Never a JEC value: a 32-bit counter is compared, this has 64 bits. */
 #define SPOOL__JEC_DUMMY UINT64_MAX
 
-/* Rounds of fruitless search before a worker gets sleepy; the first
- * SPOOL__SPIN_ROUNDS of them spin (1, 2, 4, ... pauses), the others yield
- * the CPU. */
-#define SPOOL__ROUNDS_UNTIL_SLEEPY 32u
-#define SPOOL__SPIN_ROUNDS 7u
 
 static inline unsigned spool__counters_sleeping(uint64_t c)
 {

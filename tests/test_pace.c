@@ -29,11 +29,11 @@ static void test_pace_tells_fine_from_coarse(void **state)
     for (int i = 0; i < 10000; i++)
         coarse += spool__pace_coarse(&p);
     assert_true(coarse <= 10);
-    /* Entries of a millisecond each (far above SPOOL__PACE_COARSE_TICKS,
+    /* Entries of a millisecond each (far above tuning.pace_coarse,
      * in TSC ticks or nanoseconds): coarse by the first sample, at most
-     * SPOOL__PACE_EVERY_MAX entries on, then at every entry. */
+     * tuning.pace_every_max entries on, then at every entry. */
     int first = -1;
-    for (int i = 0; i < (int)SPOOL__PACE_EVERY_MAX + 8; i++) {
+    for (int i = 0; i < (int)spool__tuning.pace_every_max + 8; i++) {
         test_sleep_ms(1);
         bool c = spool__pace_coarse(&p);
         if (first < 0 && c)
@@ -41,7 +41,7 @@ static void test_pace_tells_fine_from_coarse(void **state)
         if (first >= 0 && !c)
             fail_msg("entry %d of 1 ms read fine after entry %d read coarse", i, first);
     }
-    assert_true(first >= 0 && first < (int)SPOOL__PACE_EVERY_MAX);
+    assert_true(first >= 0 && first < (int)spool__tuning.pace_every_max);
     assert_int_equal(p.every, 1);
     /* Disabled (a pool of one thread): never coarse. */
     spool__pace_init(&p, false);

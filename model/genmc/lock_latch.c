@@ -55,6 +55,10 @@ static int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 
 #include "latch.c"
 
+/* The tuning (tuning.c) that latch.c reads: the wait path is not run
+ * here (the waiter's own bounded look is main's). */
+spool__tuning_t spool__tuning;
+
 /* What latch.c calls elsewhere in spool; never reached on this path. */
 void spool__wait_until_cold(spool__worker_t *w, spool__core_latch_t *latch)
 {
