@@ -15,7 +15,9 @@
 #  - the isolated waiter's sleep (model/isolate.pml): as built, and with
 #    each of its deliberate bugs, which spin must find;
 #  - the caller slot's hand-over (model/caller.pml): as built, and with each
-#    of its deliberate bugs, which spin must find.
+#    of its deliberate bugs, which spin must find;
+#  - the wait layer's joint invariant (model/wait.pml, src/wait.md): as
+#    built, and with one deliberate bug per mechanism, which spin must find.
 #
 # Bounds.  The largest state spaces (the sleep protocol with two injected
 # jobs, and with a broadcast beside an injected job) take minutes each; the
@@ -60,7 +62,8 @@ t_start=$SECONDS
 work=${1:-$(mktemp -d)}
 mkdir -p "$work"
 cd "$work"
-cp "$here/sleep.pml" "$here/lock_latch.pml" "$here/isolate.pml" "$here/caller.pml" .
+cp "$here/sleep.pml" "$here/lock_latch.pml" "$here/isolate.pml" "$here/caller.pml" \
+   "$here/wait.pml" .
 model=sleep.pml
 
 verify() { # $1: name, $2: spin -D flags; prints pan's summary, leaves it in pan.out
@@ -134,6 +137,19 @@ for bug in CLAIM_NOT_ATOMIC NO_DRAIN LEAVE_EARLY; do
   verify "with -D$bug" "-D$bug"
   if [ "$errors" = 0 ] || ! grep -q 'assertion violated' pan.out; then
     echo "model: FAILED: spin found no error in caller.pml with -D$bug"
+    exit 1
+  fi
+done
+# The wait layer's joint invariant (wait.md): as built, and one deliberate
+# bug per row of its table, each a lost job (a waiter asleep for good) or,
+# for a filter that takes anything, a region's job refused (assertion).
+model=wait.pml
+as_built "as built" ""
+for bug in POSITION_LABELS NO_COVER TAKES_ANY ISO_REFUSES_BROADCAST NO_X5 NO_POST_WAKE \
+           NO_ISO_WAKE LATCH_NO_WAKE NO_SLOT_SERVICE NO_RELEASE_LOOK DROP_NO_COUNT NO_CLAIM; do
+  verify "with -D$bug" "-D$bug"
+  if [ "$errors" = 0 ] || ! grep -q -e 'invalid end state' -e 'assertion violated' pan.out; then
+    echo "model: FAILED: spin found no error in wait.pml with -D$bug"
     exit 1
   fi
 done
