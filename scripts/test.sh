@@ -53,7 +53,9 @@ variants=("${@:-all}")
 [ "${variants[0]}" = all ] && variants=(plain clang thread address,undefined valgrind stats notrace random)
 
 jobs=$(nproc 2>/dev/null || echo 2)
+times=()
 for v in "${variants[@]}"; do
+  t_variant=$SECONDS
   labels=()
   case "$v" in
     plain) dir=build; sanitize=""; extra=() ;;
@@ -99,4 +101,6 @@ for v in "${variants[@]}"; do
        ctest --output-on-failure -j "$jobs" -L "unit|stress|example" -E "^model" ${CTEST_ARGS:-})
     ls "$dir"/trace-env/*.json >/dev/null || { echo "scripts/test.sh: SPOOL_TRACE wrote no trace" >&2; exit 1; }
   fi
+  times+=("$v $((SECONDS - t_variant))s")
 done
+echo "=== spool tests: each variant's time: ${times[*]}"

@@ -7,7 +7,17 @@
 # code carries no switch for it), or, written -DFLAG, a switch of the
 # client's own model code.
 #
-#   model/genmc/check.sh [GENMC_BINARY]
+#   model/genmc/check.sh [--full | --quick] [GENMC_BINARY]
+#
+# Bounds.  Four clients explore minutes of executions as built at their
+# full bounds (split_deque.c alone about twenty under IMM).  Their quick
+# bounds (one job or one thief fewer, written beside each below) take
+# seconds; their mutants run at the full bounds either way (GenMC stops at
+# the first error, so those runs are short).  The full bounds run with
+# --full, and also without it whenever the checked sources changed since
+# the last full run: a full run that passes writes their hash to
+# model/genmc/full.sha256 (commit it), and a run without --full compares.
+# --quick: the quick bounds even if the sources changed (a local check).
 #
 # GENMC_JOBS=N runs N GenMC runs at a time (default 1); each run's line
 # ends with its seconds, and the lines come in the order listed below.
@@ -23,18 +33,20 @@ root=$(cd "$here/../.." && pwd)
 flags=(-I "$root/src" -I "$root/include" -D_GNU_SOURCE)
 
 # One GenMC run, which the script asks of itself (xargs, below): --one
-# INDEX MODEL CLIENT MUTANT IPR, with the binary in $SPOOL_GENMC_BINARY;
-# MODEL is -rc11 or -imm, MUTANT a mutant's name, a -D flag of the client,
-# or "-" for the client as built, IPR
-# "ipr" or "noipr" (see noipr: below).  Prints one line: the client, the
+# INDEX MODEL CLIENT MUTANT IPR BOUNDS, with the binary in
+# $SPOOL_GENMC_BINARY; MODEL is -rc11 or -imm, MUTANT a mutant's name, a -D
+# flag of the client, or "-" for the client as built, IPR "ipr" or
+# "noipr" (see noipr: below), BOUNDS "-" or a -D flag that sets a smaller
+# bound (the quick bounds, as built only).  Prints one line: the client, the
 # model, what was run, GenMC's verdict (pass, fail, or broken when it gave
 # none) and the run's seconds; a mutant's line ends with "(must fail)".
 if [ "${1:-}" = --one ]; then
-  mm=$3 client=$4 mutant=$5 ipr=$6
+  mm=$3 client=$4 mutant=$5 ipr=$6 bounds=${7:--}
   genmc=$SPOOL_GENMC_BINARY
   extra=()
   [ "$ipr" = noipr ] && extra=(-disable-ipr)
   args=()
+  [ "$bounds" = - ] || args=("$bounds")
   tree=
   case "$mutant" in
     -) ;;
@@ -58,12 +70,39 @@ if [ "${1:-}" = --one ]; then
     verdict=broken
   fi
   if [ "$mutant" = - ]; then
-    echo "genmc $client $mm as built: $verdict (${secs}s)"
+    echo "genmc $client $mm as built${args[*]+ ${args[*]}}: $verdict (${secs}s)"
   else
     echo "genmc $client $mm${extra[*]+ ${extra[*]}} with $mutant: $verdict (must fail) (${secs}s)"
   fi
   exit 0
 fi
+
+mode=auto
+case "${1:-}" in
+  --full) mode=full; shift ;;
+  --quick) mode=quick; shift ;;
+esac
+# The checked sources: this directory's clients, mutants and scripts, and
+# every file of the library that a client includes.
+sources_hash() {
+  local deps
+  deps=$(cd "$root" && for c in model/genmc/*.c; do
+           cc -MM -I src -I include -D_GNU_SOURCE "$c" 2>/dev/null | tr ' \\' '\n\n' | grep -E '^(src|include)/'
+         done | sort -u)
+  # shellcheck disable=SC2086
+  (cd "$root" && cat model/genmc/*.c model/genmc/*.h model/genmc/mutants model/genmc/*.sh $deps |
+     sha256sum | cut -d' ' -f1)
+}
+hash=$(sources_hash)
+if [ "$mode" = auto ]; then
+  if [ "$(cat "$here/full.sha256" 2>/dev/null)" = "$hash" ]; then
+    mode=quick
+  else
+    mode=full
+    echo "model/genmc: the checked sources changed since the last full run (model/genmc/full.sha256): full bounds"
+  fi
+fi
+echo "model/genmc: $mode bounds"
 
 genmc=${1:-${GENMC:-}}
 if [ -z "$genmc" ]; then
@@ -97,10 +136,14 @@ fi
 # in the order listed: the clients with the longest runs come first, so
 # that parallel runs end together.
 runs=()
-check() { # $1: client; rest: mutant flags, one per word
-  local client=$1 mm mutant ipr
+check() { # $1: client; [quick=FLAG: its quick bound]; rest: mutant flags, one per word
+  local client=$1 mm mutant ipr bounds=-
   shift
-  runs+=("-rc11 $client - ipr" "-imm $client - ipr")
+  if [ "${1#quick=}" != "${1:-}" ]; then
+    [ "$mode" = quick ] && bounds=${1#quick=}
+    shift
+  fi
+  runs+=("-rc11 $client - ipr $bounds" "-imm $client - ipr $bounds")
   for mm in -rc11 -imm; do
     for mutant in "$@"; do
       ipr=ipr
@@ -117,7 +160,7 @@ check() { # $1: client; rest: mutant flags, one per word
   done
 }
 
-check split_deque.c \
+check split_deque.c quick=-DJOBS=2 \
   deque-publish-relaxed \
   deque-steal-split-relaxed \
   deque-pop-unfenced \
@@ -130,13 +173,13 @@ check split_deque.c \
   deque-serve-relaxed \
   deque-demand-relaxed
 
-check spawn_block.c \
+check spawn_block.c quick=-DJOBS=3 \
   -DCOUNT_ALL_ON_PUBLISH=0 \
   -DCLOSE_ON_PUBLISH=0 \
   -DDONE_ORDER=memory_order_relaxed \
   -DIN_PLACE_KEEP_EMPTY=1
 
-check scope_credits.c \
+check scope_credits.c quick=-DTHIEVES=1 \
   -DCOUNT_ON_PUBLISH=0 \
   -DDONE_ORDER=memory_order_relaxed \
   -DLAST_COUNT_ORDER=memory_order_relaxed
@@ -146,7 +189,7 @@ check window.c \
   deque-window-limit-store \
   deque-no-window-down
 
-check fifo_ticket.c \
+check fifo_ticket.c quick=-DJOBS=2 \
   -DCLOSE_ON_PUBLISH=0 \
   -DCOUNT_ON_PUBLISH=0 \
   -DDONE_ORDER=memory_order_relaxed
@@ -232,4 +275,8 @@ if [ $status -ne 0 ]; then
   echo "model/genmc: FAILED"
   exit 1
 fi
-echo "model/genmc: all checks passed (${#runs[@]} runs)"
+if [ "$mode" = full ]; then
+  echo "$hash" >"$here/full.sha256"
+  echo "model/genmc: wrote model/genmc/full.sha256"
+fi
+echo "model/genmc: all checks passed (${#runs[@]} runs, $mode bounds)"
