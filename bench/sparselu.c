@@ -6,7 +6,9 @@
  *
  * Peers: seq (the loop, one thread), spool/scope (each round's tasks
  * spawned into a spool_scope), spool/group (into a task group, as OpenMP's
- * taskwait), openmp (tasks and taskwait), when built with it.  Each run
+ * taskwait), spool/fifo (a FIFO task group: each thread runs its tasks in
+ * the order made, as libgomp's queue does), openmp (tasks and taskwait),
+ * when built with it.  Each run
  * factors a fresh matrix; its checksum must equal the sequential one
  * (each block is updated by one task at a time, in the same order, so the
  * results are bit-identical).  Prints one line per thread count and peer:
@@ -156,6 +158,24 @@ static void lu_spool_group(void *arg)
     }
 }
 
+/* As lu_spool_group, in FIFO groups: each thread runs its spawns in the
+ * order it made them, as libgomp's task queue does. */
+static void lu_spool_fifo(void *arg)
+{
+    lu_matrix_t *m = arg;
+    for (int kk = 0; kk < m->nb; kk++) {
+        lu_factor_diag(*lu_at(m, kk, kk), m->bs);
+        lu_round_t r = {m, kk};
+        spool_group_t g;
+        spool_group_init_fifo(&g);
+        spawn_edges(spool_group_scope(&g), &r);
+        spool_group_wait(&g);
+        spool_group_init_fifo(&g);
+        spawn_trailing(spool_group_scope(&g), &r);
+        spool_group_wait(&g);
+    }
+}
+
 #ifdef SPOOL_BENCH_OPENMP
 void lu_omp(lu_matrix_t *m, int threads);
 #endif
@@ -172,36 +192,50 @@ static const peer_t peers[] = {
     {"seq", NULL, 0},
     {"spool/scope", lu_spool_scope, 1},
     {"spool/group", lu_spool_group, 1},
+    {"spool/fifo", lu_spool_fifo, 1},
 #ifdef SPOOL_BENCH_OPENMP
     {"openmp", NULL, 2},
 #endif
 };
 enum { NPEERS = sizeof peers / sizeof *peers };
 
-/* One run: seconds, or -1 if it could not run; *sum: its checksum. */
-static double run_once(const peer_t *p, int threads, int nb, int bs, double *sum)
+/* One run: seconds, or -1 if it could not run; *sum: its checksum.
+ * spool's runs use pool, made once per peer and thread count, as OpenMP
+ * keeps its team between parallel regions: the workers' allocations (the
+ * blocks made on first use) then come from warm memory in every run. */
+typedef struct lu_new {
+    int nb, bs;
+    lu_matrix_t *m;
+} lu_new_t;
+
+static void new_in_pool(void *arg)
 {
-    lu_matrix_t *m = lu_matrix_new(nb, bs);
+    lu_new_t *n = arg;
+    n->m = lu_matrix_new(n->nb, n->bs);
+}
+
+static double run_once(const peer_t *p, spool_pool_t *pool, int threads, int nb, int bs,
+                       double *sum)
+{
+    /* The matrix is made by the thread that starts the factorisation, as
+     * OpenMP's master thread does it: a worker of spool's pool. */
+    lu_new_t made = {nb, bs, NULL};
+    if (pool != NULL)
+        spool_pool_install(pool, new_in_pool, &made);
+    else
+        new_in_pool(&made);
+    lu_matrix_t *m = made.m;
     if (m == NULL)
         return -1;
     double t0 = now(), t1;
     if (p->kind == 0) {
         lu_seq(m);
     } else if (p->kind == 1) {
-        spool_config_t c = SPOOL_CONFIG_INIT;
-        c.num_threads = (unsigned)threads;
-        spool_pool_t *pool;
-        if (spool_pool_create(&c, &pool) != 0) {
+        if (pool == NULL) {
             lu_matrix_free(m);
             return -1;
         }
-        t0 = now();
         spool_pool_install(pool, p->root, m);
-        t1 = now();
-        spool_pool_destroy(pool);
-        *sum = lu_checksum(m);
-        lu_matrix_free(m);
-        return t1 - t0;
     } else {
 #ifdef SPOOL_BENCH_OPENMP
         lu_omp(m, threads);
@@ -256,9 +290,16 @@ int main(int argc, char **argv)
             double *secs = malloc((size_t)runs * sizeof *secs);
             if (secs == NULL)
                 return 1;
+            spool_pool_t *pool = NULL;
+            if (peers[p].kind == 1) {
+                spool_config_t c = SPOOL_CONFIG_INIT;
+                c.num_threads = (unsigned)threads;
+                if (spool_pool_create(&c, &pool) != 0)
+                    pool = NULL;
+            }
             for (int r = 0; r < runs; r++) {
                 double sum = 0;
-                secs[r] = run_once(&peers[p], threads, nb, bs, &sum);
+                secs[r] = run_once(&peers[p], pool, threads, nb, bs, &sum);
                 if (secs[r] < 0 || sum != want) {
                     fprintf(stderr, "spool-sparselu: %s T=%d: checksum %.17g, want %.17g\n",
                             peers[p].name, threads, sum, want);
@@ -267,6 +308,8 @@ int main(int argc, char **argv)
                     break;
                 }
             }
+            if (pool != NULL)
+                spool_pool_destroy(pool);
             if (secs[0] >= 0)
                 med[p] = bench_median(secs, runs);
             free(secs);
