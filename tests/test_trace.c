@@ -411,6 +411,132 @@ static void test_dropped_jobs_marked(void **state)
     assert_int_equal(spool_pool_destroy(pool), 0);
 }
 
+/* The timeline records and decides nothing (wait.md): on a pool of one
+ * worker, the same program runs its jobs in the same order traced and not.
+ * The program mixes what the take loop meets: LIFO and FIFO scopes with
+ * spawns that spawn (several blocks and tickets), a task group of copies,
+ * joins, a loop and a chain of tasks; every job appends its id. */
+enum { ORDER_MAX = 4096 };
+static int order_log[ORDER_MAX];
+static int order_len;
+
+static void log_id(int id)
+{
+    if (order_len < ORDER_MAX)
+        order_log[order_len++] = id;
+}
+
+static void order_leaf(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    log_id((int)(intptr_t)arg);
+}
+
+static void order_spawner(spool_scope_t *s, void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    log_id(id);
+    if (id % 5 == 0)
+        for (int k = 1; k <= 2; k++)
+            assert_int_equal(spool_scope_spawn(s, order_leaf, (void *)(intptr_t)(id * 10 + k)), 0);
+}
+
+static void order_body(spool_scope_t *s, void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 150; i++)
+        assert_int_equal(spool_scope_spawn(s, order_spawner, (void *)(intptr_t)(1000 + i)), 0);
+}
+
+static void order_copy(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    log_id(*(const int *)arg);
+}
+
+static void order_join_leaf(void *arg)
+{
+    log_id((int)(intptr_t)arg);
+}
+
+static void order_join(void *arg)
+{
+    int d = (int)(intptr_t)arg;
+    if (d == 0) {
+        spool_join(order_join_leaf, (void *)(intptr_t)7001, order_join_leaf, (void *)(intptr_t)7002);
+        return;
+    }
+    spool_join(order_join, (void *)(intptr_t)(d - 1), order_join, (void *)(intptr_t)(d - 1));
+}
+
+static void order_part(void *ctx, size_t b, size_t e)
+{
+    (void)ctx;
+    log_id((int)(8000 + b));
+    (void)e;
+}
+
+static void order_task(void *arg)
+{
+    log_id((int)(intptr_t)arg);
+}
+
+static void order_program(void *arg)
+{
+    (void)arg;
+    spool_scope(order_body, NULL);
+    spool_scope_fifo(order_body, NULL);
+    spool_group_t g;
+    spool_group_init(&g);
+    for (int i = 0; i < 70; i++) {
+        int id = 5000 + i;
+        assert_int_equal(spool_group_spawn_copy(&g, order_copy, &id, sizeof id), 0);
+    }
+    spool_group_wait(&g);
+    order_join((void *)(intptr_t)3);
+    spool_for_opts_t o = {.max_len = 16};
+    spool_for(0, 256, &o, order_part, NULL);
+    spool_task_t *t[8];
+    for (int i = 0; i < 8; i++) {
+        assert_int_equal(spool_task_create(NULL, order_task, (void *)(intptr_t)(9000 + i), &t[i]), 0);
+        if (i > 0)
+            assert_int_equal(spool_task_precede(t[i - 1], t[i]), 0);
+    }
+    for (int i = 8; i-- > 0;)
+        assert_int_equal(spool_task_submit(t[i]), 0);
+    assert_int_equal(spool_task_wait(t[7]), 0);
+    for (int i = 0; i < 8; i++)
+        spool_task_release(t[i]);
+}
+
+static void test_trace_decides_nothing(void **state)
+{
+    (void)state;
+    spool_config_t config = {.num_threads = 1};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    static int untraced[ORDER_MAX];
+    order_len = 0;
+    assert_int_equal(spool_pool_install(pool, order_program, NULL), 0);
+    int n = order_len;
+    memcpy(untraced, order_log, sizeof untraced);
+    assert_true(n > 500 && n < ORDER_MAX);
+    assert_int_equal(spool_pool_trace_start(pool, 1 << 14), 0);
+    order_len = 0;
+    assert_int_equal(spool_pool_install(pool, order_program, NULL), 0);
+    assert_int_equal(spool_pool_trace_stop(pool), 0);
+    assert_int_equal(order_len, n);
+    for (int i = 0; i < n; i++)
+        if (order_log[i] != untraced[i])
+            fail_msg("job %d of %d: %d traced, %d untraced", i, n, order_log[i], untraced[i]);
+    /* It did record: each spawned call (2 x (150 + 30 x 2) into the scopes,
+     * 70 copies) is a record of its own there, besides searches and the
+     * jobs that the take loop ran (the joins' b run inline are not). */
+    assert_true(pool->trace.last->stop_written[0] >= 2 * (150 + 60) + 70);
+    assert_int_equal(spool_pool_trace_write(pool, out_path("order.json")), 0);
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
 /* A pool that never gets a job: each worker's first search lasts from the
  * pool's start to its end, and its row must still show it asleep. */
 static void test_environment_idle_pool(void **state)
@@ -450,6 +576,7 @@ int main(void)
         cmocka_unit_test(test_environment),
         cmocka_unit_test(test_environment_idle_pool),
         cmocka_unit_test(test_dropped_jobs_marked),
+        cmocka_unit_test(test_trace_decides_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
