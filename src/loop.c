@@ -35,6 +35,10 @@ typedef struct loop {
      * leaf measured; 0 until one did.  Relaxed: a hint (a lost update of
      * two leaves at once leaves a pace one of them measured). */
     _Atomic uint64_t pace;
+    /* The least pace a leaf measured (0: none), for the loop memo: a
+     * leaf preempted or woken cold reads slow, and the slowest would make
+     * a short loop look long to the memo (relaxed, as pace). */
+    _Atomic uint64_t pace_min;
     spool_range_fn body;             /* spool_for */
     const spool_reducer_t *reducer;  /* spool_reduce */
     void *ctx;
@@ -160,6 +164,9 @@ static void leaf(const part_t *p)
      * start does not stop the splitting of the rest. */
     if (pace > atomic_load_explicit(&l->pace, memory_order_relaxed))
         atomic_store_explicit(&l->pace, pace, memory_order_relaxed);
+    uint64_t least = atomic_load_explicit(&l->pace_min, memory_order_relaxed);
+    if (least == 0 || pace < least)
+        atomic_store_explicit(&l->pace_min, pace, memory_order_relaxed);
     size_t rest = p->end - b;
     if (takes_less(pace, rest, spool__tuning.leaf_long)) {
         call(p, b, p->end);
@@ -285,7 +292,12 @@ static void run_root(void *arg)
      * if no leaf was timed; a whole run records its time, and if that reads
      * long (an uneven loop whose leaves' first pieces were cheap, a run
      * that waited or was preempted), the pace of later split runs is not
-     * trusted again for this loop. */
+     * trusted for this loop: their time from start to end counts, which
+     * holds their own cost.  So that one preempted whole run does not keep
+     * a short loop split for good (its split runs then read long because
+     * of the splits), such a loop runs whole again to look, after 1, 2,
+     * 4, ... split runs (at most tuning.loop_probe_max apart): a look that
+     * reads short brings it back to whole runs. */
     void (*fn)(void) = l->reducer != NULL ? (void (*)(void))l->reducer->fold
                                           : (void (*)(void))l->body;
     spool__loop_memo_t *m = &w->loops[((uintptr_t)fn >> 4) % SPOOL__LOOP_MEMO];
@@ -293,6 +305,8 @@ static void run_root(void *arg)
         *m = (spool__loop_memo_t){.fn = fn, .len = len};
     uint64_t short_ticks = spool__test_loop_short_ticks(spool__tuning.loop_short);
     bool whole = m->ticks != 0 && m->ticks < short_ticks;
+    if (!whole && m->whole_was_long && --m->probe_left == 0)
+        whole = true; /* a look */
     if (whole)
         p.splits = 0;
     uint64_t start = spool__ticks();
@@ -300,10 +314,21 @@ static void run_root(void *arg)
     uint64_t took = spool__ticks() - start;
     if (whole) {
         m->ticks = took;
-        m->whole_was_long |= took >= short_ticks;
+        if (took < short_ticks) {
+            m->probe_every = 0;
+        } else {
+            uint32_t max = spool__tuning.loop_probe_max;
+            m->whole_was_long = true;
+            m->probe_every = m->probe_every == 0 ? 1
+                             : m->probe_every < max / 2 ? 2 * m->probe_every
+                                                        : (max > 0 ? max : 1);
+            m->probe_left = m->probe_every;
+        }
         return;
     }
-    uint64_t pace = atomic_load_explicit(&l->pace, memory_order_relaxed);
+    /* The work, at the least pace a leaf saw: the loop's own cost, not a
+     * preempted or cold leaf's. */
+    uint64_t pace = atomic_load_explicit(&l->pace_min, memory_order_relaxed);
     if (!m->whole_was_long && pace != 0 && len < (UINT64_MAX >> PACE_SHIFT) / pace)
         took = (pace * len) >> PACE_SHIFT;
     m->ticks = took != 0 ? took : 1;
@@ -339,6 +364,7 @@ static void loop_init(loop_t *l, const spool_for_opts_t *opts, void *ctx)
                   .fixed = (opts->flags & SPOOL_FOR_FIXED) != 0,
                   .ctx = ctx};
     atomic_init(&l->pace, 0);
+    atomic_init(&l->pace_min, 0);
 }
 
 void spool_for(size_t begin, size_t end, const spool_for_opts_t *opts, spool_range_fn body,

@@ -68,6 +68,10 @@ typedef struct spool__tuning {
      * sched_yield, before it blocks (latch.c). */
     unsigned lock_latch_spins;
     unsigned lock_latch_yields;
+    /* A loop that once read long when run whole is run whole again to
+     * look after 1, 2, 4, ... split runs, at most this many apart (loop.c):
+     * a preempted run does not keep a short loop split for good. */
+    unsigned loop_probe_max;
     /* A search over a range (spool_find_*) starts with this many pieces
      * per thread, each round's pieces twice the last's (find.c). */
     unsigned find_grow;

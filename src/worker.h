@@ -28,14 +28,17 @@
 #include "wait.h"
 
 /* A loop this worker ran lately (loop.c): its body (or fold), its length,
- * the work it measured last time (spool__ticks, 0: not measured), and
- * whether a run of it as one leaf ever read long. */
+ * the work it measured last time (spool__ticks, 0: not measured), whether a
+ * run of it as one leaf ever read long, and, since then, the split runs
+ * until it is run whole again to look (and how many apart those looks
+ * are). */
 #define SPOOL__LOOP_MEMO 4u
 typedef struct spool__loop_memo {
     void (*fn)(void);
     size_t len;
     uint64_t ticks;
     bool whole_was_long;
+    uint32_t probe_left, probe_every;
 } spool__loop_memo_t;
 
 typedef struct spool__worker {
