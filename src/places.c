@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The CPUs the calling thread may run on, in increasing order, into cpus
  * (room for max); how many, or -1 if the system cannot say. */
@@ -132,4 +133,15 @@ int spool__places_pin(pthread_attr_t *attr, int cpu)
     (void)cpu;
     return 0;
 #endif
+}
+
+unsigned spool__places_cpu_count(void)
+{
+#ifdef __linux__
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return (unsigned)CPU_COUNT(&set);
+#endif
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 0;
 }

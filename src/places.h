@@ -14,4 +14,8 @@ int spool__places_parse(const char *places, int **cpus, unsigned *count);
  * an errno value.  Elsewhere nothing is done. */
 int spool__places_pin(pthread_attr_t *attr, int cpu);
 
+/* How many CPUs the calling thread may run on (its affinity mask where the
+ * system has one, else the CPUs online); 0 if the system cannot say. */
+unsigned spool__places_cpu_count(void);
+
 #endif

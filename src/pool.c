@@ -132,6 +132,7 @@ static int pool_new(const spool_config_t *config, unsigned n, bool lend_slot, sp
         free(pool);
         return err;
     }
+    spool__sleep_set_rounds(&pool->sleep, n, spool__places_cpu_count());
     err = spool__injector_init(&pool->injector);
     if (err != 0) {
         spool__sleep_destroy(&pool->sleep);

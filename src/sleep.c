@@ -30,10 +30,22 @@ int spool__sleep_init(spool__sleep_t *s, unsigned num_workers, unsigned num_idle
     }
     s->num_workers = num_workers;
     atomic_init(&s->isolated_sleepers, 0);
+    spool__sleep_set_rounds(s, 1, 0);
     /* Every worker idle until its thread runs (sleep.md); the caller slot
      * is not: it counts only while a caller holds it and searches. */
     atomic_init(&s->counters, (uint64_t)num_idle << SPOOL__INACTIVE_SHIFT);
     return 0;
+}
+
+void spool__sleep_set_rounds(spool__sleep_t *s, unsigned threads, unsigned cpus)
+{
+    s->spin_rounds = spool__tuning.spin_rounds;
+    s->rounds_until_sleepy = spool__tuning.rounds_until_sleepy;
+    if (cpus > 0 && threads > cpus) {
+        s->spin_rounds = 0;
+        if (s->rounds_until_sleepy > spool__tuning.oversubscribed_rounds)
+            s->rounds_until_sleepy = spool__tuning.oversubscribed_rounds;
+    }
 }
 
 void spool__sleep_destroy(spool__sleep_t *s)
@@ -144,9 +156,9 @@ static void wake_fully(spool__idle_state_t *idle)
 }
 
 /* Back to just before sleepy: one more search, then sleepy again. */
-static void wake_partly(spool__idle_state_t *idle)
+static void wake_partly(spool__sleep_t *s, spool__idle_state_t *idle)
 {
-    idle->rounds = spool__tuning.rounds_until_sleepy;
+    idle->rounds = s->rounds_until_sleepy;
     idle->jobs_counter = SPOOL__JEC_DUMMY;
 }
 
@@ -169,7 +181,7 @@ static void fall_asleep(spool__sleep_t *s, spool__idle_state_t *idle, spool__cor
     for (;;) {
         if (spool__counters_jec(c) != idle->jobs_counter) {
             /* A job was posted since we got sleepy: search again. */
-            wake_partly(idle);
+            wake_partly(s, idle);
             spool__core_latch_wake_up(latch);
             pthread_mutex_unlock(&ws->lock);
             return;
@@ -213,17 +225,17 @@ void spool__sleep_no_work_found(spool__sleep_t *s, spool__idle_state_t *idle,
                                 spool__core_latch_t *latch, bool (*has_work)(void *arg),
                                 void *arg)
 {
-    if (idle->rounds < spool__tuning.spin_rounds) {
+    if (idle->rounds < s->spin_rounds) {
         /* The first rounds spin, twice as long each time: a joiner whose
          * stolen half ends within microseconds sees its latch without a
          * system call per round. */
         for (unsigned i = 0; i < 1u << idle->rounds; i++)
             spool__cpu_relax();
         idle->rounds++;
-    } else if (idle->rounds < spool__tuning.rounds_until_sleepy) {
+    } else if (idle->rounds < s->rounds_until_sleepy) {
         sched_yield();
         idle->rounds++;
-    } else if (idle->rounds == spool__tuning.rounds_until_sleepy) {
+    } else if (idle->rounds == s->rounds_until_sleepy) {
         idle->jobs_counter = announce_sleepy(s);
         idle->rounds++;
         sched_yield();
@@ -237,11 +249,11 @@ void spool__sleep_no_work_found_isolated(spool__sleep_t *s, spool__idle_state_t 
                                          bool (*has_work)(void *arg), void *arg)
 {
     /* As spool__sleep_no_work_found's rounds: spin, then yield, then sleep. */
-    if (idle->rounds < spool__tuning.spin_rounds) {
+    if (idle->rounds < s->spin_rounds) {
         for (unsigned i = 0; i < 1u << idle->rounds; i++)
             spool__cpu_relax();
         idle->rounds++;
-    } else if (idle->rounds < spool__tuning.rounds_until_sleepy) {
+    } else if (idle->rounds < s->rounds_until_sleepy) {
         sched_yield();
         idle->rounds++;
     } else {

@@ -64,6 +64,11 @@ typedef struct spool__sleep {
     /* Isolated waiters about to block or blocked (isolate.md): not in the
      * counters, woken by work of any region and by their latch. */
     SPOOL__ALIGNED atomic_uint isolated_sleepers;
+    /* A searcher's rounds (tuning.h): spinning, then yielding, until it
+     * gets sleepy.  A pool with more threads than the CPUs it may use does
+     * not spin and yields little: its searchers would only take the CPU
+     * from the workers that have work (spool__sleep_set_rounds). */
+    unsigned spin_rounds, rounds_until_sleepy;
 } spool__sleep_t;
 
 /* A worker's progress towards sleep, kept on its stack while it searches. */
@@ -79,6 +84,9 @@ typedef struct spool__idle_state {
  * num_idle of them counted idle until they start.  0 or an errno value. */
 int spool__sleep_init(spool__sleep_t *s, unsigned num_workers, unsigned num_idle);
 void spool__sleep_destroy(spool__sleep_t *s);
+/* The searchers' rounds for a pool of threads threads on cpus CPUs (after
+ * spool__tuning_init). */
+void spool__sleep_set_rounds(spool__sleep_t *s, unsigned threads, unsigned cpus);
 
 /* The worker starts searching: it becomes inactive.  counted: it is
  * already, as a worker's first search is (spool__sleep_init counts every

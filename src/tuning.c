@@ -18,7 +18,8 @@
         .demand_quick = 1200, .demand_wait = 2000, .demand_recent = 10000, .pace_coarse = 24000,  \
         .leaf_long = 24000, .split_min = 10000, .loop_short = 2400, .fifo_batch_ns = 2000,        \
         .demand_few = 32, .pace_every_max = 32, .fifo_batch_max = SPOOL__FIFO_BATCH_LIMIT,        \
-        .spin_rounds = 7, .rounds_until_sleepy = 32, .lock_latch_spins = 127,                     \
+        .spin_rounds = 7, .rounds_until_sleepy = 32, .oversubscribed_rounds = 2,                 \
+        .lock_latch_spins = 127,                                                                  \
         .lock_latch_yields = 16, .loop_probe_max = 256, .find_grow = 4                            \
     }
 
@@ -79,20 +80,22 @@ static void draw_all(spool__tuning_t *t)
     /* Spinning doubles its pauses each round: at most 2^12 pauses a round. */
     t->spin_rounds = (unsigned)draw(&s, t->spin_rounds, 0, 12);
     t->rounds_until_sleepy = (unsigned)draw(&s, t->rounds_until_sleepy, t->spin_rounds, 4096);
+    t->oversubscribed_rounds = (unsigned)draw(&s, t->oversubscribed_rounds, 0, 4096);
     t->lock_latch_spins = (unsigned)draw(&s, t->lock_latch_spins, 0, 1u << 16);
     t->lock_latch_yields = (unsigned)draw(&s, t->lock_latch_yields, 0, 4096);
     t->loop_probe_max = (unsigned)draw(&s, t->loop_probe_max, 1, 1u << 20);
     t->find_grow = (unsigned)draw(&s, t->find_grow, 1, 1024);
     fprintf(stderr,
             "spool: random tuning (SPOOL_TUNING_SEED=%llu): demand %llu/%llu/%llu/%u, pace "
-            "%llu/%u, loop %llu/%llu/%llu/%u, fifo batch %llu ns/%u, rounds %u/%u, lock latch "
+            "%llu/%u, loop %llu/%llu/%llu/%u, fifo batch %llu ns/%u, rounds %u/%u/%u, lock latch "
             "%u/%u, find %u\n",
             (unsigned long long)seed, (unsigned long long)t->demand_quick,
             (unsigned long long)t->demand_wait, (unsigned long long)t->demand_recent,
             t->demand_few, (unsigned long long)t->pace_coarse, t->pace_every_max,
             (unsigned long long)t->leaf_long, (unsigned long long)t->split_min,
             (unsigned long long)t->loop_short, t->loop_probe_max, (unsigned long long)t->fifo_batch_ns,
-            t->fifo_batch_max, t->spin_rounds, t->rounds_until_sleepy, t->lock_latch_spins,
+            t->fifo_batch_max, t->spin_rounds, t->rounds_until_sleepy, t->oversubscribed_rounds,
+            t->lock_latch_spins,
             t->lock_latch_yields, t->find_grow);
 }
 #endif

@@ -64,6 +64,10 @@ typedef struct spool__tuning {
      * CPU, then it gets sleepy and sleeps (sleep.md). */
     unsigned spin_rounds;
     unsigned rounds_until_sleepy;
+    /* In a pool of more threads than CPUs, rounds_until_sleepy is at most
+     * this and nobody spins: a searcher would take the CPU from a worker
+     * that has work (sleep.c). */
+    unsigned oversubscribed_rounds;
     /* An outside waiter of a lock latch: pauses, then rounds of
      * sched_yield, before it blocks (latch.c). */
     unsigned lock_latch_spins;
