@@ -291,20 +291,24 @@ static void run_root(void *arg)
      * pieces), without the splits' own cost, or its time from start to end
      * if no leaf was timed; a whole run records its time, and if that reads
      * long (an uneven loop whose leaves' first pieces were cheap, a run
-     * that waited or was preempted), the pace of later split runs is not
+     * that waited or was preempted, or one that found its data in other
+     * cores' caches after a split run), the pace of later split runs is not
      * trusted for this loop: their time from start to end counts, which
-     * holds their own cost.  So that one preempted whole run does not keep
-     * a short loop split for good (its split runs then read long because
-     * of the splits), such a loop runs whole again to look, after 1, 2,
-     * 4, ... split runs (at most tuning.loop_probe_max apart): a look that
-     * reads short brings it back to whole runs. */
+     * holds their own cost.  A whole run that reads long but took less
+     * than the last split run still wins: the loop stays whole for as long
+     * as that holds (splitting a short loop among many awake thieves costs
+     * more than the loop).  Else, so that one preempted whole run does not
+     * keep a short loop split for good, such a loop runs whole again to
+     * look, after 1, 2, 4, ... split runs (at most tuning.loop_probe_max
+     * apart): a look that reads short, or faster than splitting, brings it
+     * back to whole runs. */
     void (*fn)(void) = l->reducer != NULL ? (void (*)(void))l->reducer->fold
                                           : (void (*)(void))l->body;
     spool__loop_memo_t *m = &w->loops[((uintptr_t)fn >> 4) % SPOOL__LOOP_MEMO];
     if (m->fn != fn || m->len != len)
         *m = (spool__loop_memo_t){.fn = fn, .len = len};
     uint64_t short_ticks = spool__test_loop_short_ticks(spool__tuning.loop_short);
-    bool whole = m->ticks != 0 && m->ticks < short_ticks;
+    bool whole = m->ticks != 0 && (m->ticks < short_ticks || m->whole_faster);
     if (!whole && m->whole_was_long && --m->probe_left == 0)
         whole = true; /* a look */
     if (whole)
@@ -313,12 +317,14 @@ static void run_root(void *arg)
     run_part(&p, false);
     uint64_t took = spool__ticks() - start;
     if (whole) {
-        m->ticks = took;
-        if (took < short_ticks) {
+        m->ticks = took != 0 ? took : 1;
+        m->whole_faster = m->split_took != 0 && took < m->split_took;
+        if (took >= short_ticks)
+            m->whole_was_long = true;
+        if (took < short_ticks || m->whole_faster) {
             m->probe_every = 0;
         } else {
             uint32_t max = spool__tuning.loop_probe_max;
-            m->whole_was_long = true;
             m->probe_every = m->probe_every == 0 ? 1
                              : m->probe_every < max / 2 ? 2 * m->probe_every
                                                         : (max > 0 ? max : 1);
@@ -326,6 +332,7 @@ static void run_root(void *arg)
         }
         return;
     }
+    m->split_took = took != 0 ? took : 1;
     /* The work, at the least pace a leaf saw: the loop's own cost, not a
      * preempted or cold leaf's. */
     uint64_t pace = atomic_load_explicit(&l->pace_min, memory_order_relaxed);

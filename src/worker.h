@@ -28,16 +28,18 @@
 #include "wait.h"
 
 /* A loop this worker ran lately (loop.c): its body (or fold), its length,
- * the work it measured last time (spool__ticks, 0: not measured), whether a
- * run of it as one leaf ever read long, and, since then, the split runs
- * until it is run whole again to look (and how many apart those looks
- * are). */
+ * the work it measured last time (spool__ticks, 0: not measured), the last
+ * split run's time from start to end (0: none), whether a run of it as one
+ * leaf ever read long and whether the last one took less than that split
+ * run, and, since a run as one leaf read long, the split runs until it is
+ * run whole again to look (and how many apart those looks are). */
 #define SPOOL__LOOP_MEMO 4u
 typedef struct spool__loop_memo {
     void (*fn)(void);
     size_t len;
     uint64_t ticks;
-    bool whole_was_long;
+    uint64_t split_took;
+    bool whole_was_long, whole_faster;
     uint32_t probe_left, probe_every;
 } spool__loop_memo_t;
 
