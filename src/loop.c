@@ -267,6 +267,12 @@ bool spool__loop_describe(void (*fn)(void *), void *arg, spool__job_info_t *info
     return true;
 }
 
+/* A time for the memo, where 0 means "not measured". */
+static uint64_t at_least_one(uint64_t ticks)
+{
+    return ticks != 0 ? ticks : 1;
+}
+
 /* The whole range, on a worker (or on a caller with no pool at all). */
 static void run_root(void *arg)
 {
@@ -317,28 +323,27 @@ static void run_root(void *arg)
     run_part(&p, false);
     uint64_t took = spool__ticks() - start;
     if (whole) {
-        m->ticks = took != 0 ? took : 1;
+        m->ticks = at_least_one(took);
         m->whole_faster = m->split_took != 0 && took < m->split_took;
-        if (took >= short_ticks)
-            m->whole_was_long = true;
+        m->whole_was_long |= took >= short_ticks;
         if (took < short_ticks || m->whole_faster) {
             m->probe_every = 0;
         } else {
-            uint32_t max = spool__tuning.loop_probe_max;
-            m->probe_every = m->probe_every == 0 ? 1
-                             : m->probe_every < max / 2 ? 2 * m->probe_every
-                                                        : (max > 0 ? max : 1);
+            uint32_t max = spool__tuning.loop_probe_max; /* at least 1 (tuning.c) */
+            m->probe_every = m->probe_every == 0        ? 1
+                             : m->probe_every >= max / 2 ? max
+                                                         : 2 * m->probe_every;
             m->probe_left = m->probe_every;
         }
         return;
     }
-    m->split_took = took != 0 ? took : 1;
+    m->split_took = at_least_one(took);
     /* The work, at the least pace a leaf saw: the loop's own cost, not a
      * preempted or cold leaf's. */
     uint64_t pace = atomic_load_explicit(&l->pace_min, memory_order_relaxed);
     if (!m->whole_was_long && pace != 0 && len < (UINT64_MAX >> PACE_SHIFT) / pace)
         took = (pace * len) >> PACE_SHIFT;
-    m->ticks = took != 0 ? took : 1;
+    m->ticks = at_least_one(took);
 }
 
 static void run_loop(loop_t *l, size_t begin, size_t end, void *acc)

@@ -18,9 +18,8 @@
         .demand_quick = 1200, .demand_wait = 2000, .demand_recent = 10000, .pace_coarse = 24000,  \
         .leaf_long = 24000, .split_min = 10000, .loop_short = 2400, .fifo_batch_ns = 2000,        \
         .demand_few = 32, .pace_every_max = 32, .fifo_batch_max = SPOOL__FIFO_BATCH_LIMIT,        \
-        .spin_rounds = 7, .rounds_until_sleepy = 32, .oversubscribed_rounds = 2,                 \
-        .lock_latch_spins = 127,                                                                  \
-        .lock_latch_yields = 16, .loop_probe_max = 256, .find_grow = 4                            \
+        .spin_rounds = 7, .rounds_until_sleepy = 32, .oversubscribed_rounds = 2,                  \
+        .lock_latch_spins = 127, .lock_latch_yields = 16, .loop_probe_max = 256, .find_grow = 4   \
     }
 
 spool__tuning_t spool__tuning = TUNING_DEFAULTS;
@@ -95,8 +94,7 @@ static void draw_all(spool__tuning_t *t)
             (unsigned long long)t->leaf_long, (unsigned long long)t->split_min,
             (unsigned long long)t->loop_short, t->loop_probe_max, (unsigned long long)t->fifo_batch_ns,
             t->fifo_batch_max, t->spin_rounds, t->rounds_until_sleepy, t->oversubscribed_rounds,
-            t->lock_latch_spins,
-            t->lock_latch_yields, t->find_grow);
+            t->lock_latch_spins, t->lock_latch_yields, t->find_grow);
 }
 #endif
 
