@@ -43,6 +43,8 @@ extern const bench_peer_t bench_seq_peer;
  * machine's own ceiling for a T-thread speed-up. */
 extern const bench_peer_t bench_copies_peer;
 extern const bench_peer_t bench_spool_peer;
+/* The spool peer's pool between its start and stop (for its counters). */
+struct spool_pool *bench_spool_pool(void);
 extern const bench_peer_t bench_omp_peer; /* when built with OpenMP */
 extern const bench_peer_t bench_tbb_peer; /* when built with oneTBB */
 

@@ -445,4 +445,9 @@ static int spool_run(const char *w, long n, bench_out_t *out)
     return 0;
 }
 
+struct spool_pool *bench_spool_pool(void)
+{
+    return pool;
+}
+
 const bench_peer_t bench_spool_peer = {"spool", spool_start, spool_run, spool_stop};

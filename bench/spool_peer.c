@@ -22,7 +22,15 @@
  * with the result printed with %a for small-loops, sum and loop-in-join.
  * Variants spool has no form of (OpenMP schedules, oneTBB emulations) print
  * n/a.
+ *
+ * With SPOOL_PEER_COUNTS set in the environment and spool built with
+ * -DSPOOL_STATS=ON, a second line, on stderr, gives what the timed run
+ * cost, summed over the pool's workers and divided by its operations (a
+ * spawn, an nqueens node, a join of fib, a call of small-loops or
+ * broadcast, else a job run):
+ *   counts NAME workload n threads per=UNIT jobs=.. steals=.. failed_steals=.. ...
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +52,77 @@ static void set_peer_name(const char *argv0)
         snprintf(peer_name, sizeof peer_name, "spool%s", base + 10);
     else if (*base != '\0')
         snprintf(peer_name, sizeof peer_name, "%s", base);
+}
+
+/* ---- per-operation counters (SPOOL_PEER_COUNTS) ---------------------------- */
+
+/* Every worker's counters of pool summed into sum; false if the build
+ * keeps none. */
+static bool counts_take(spool_pool_t *pool, spool_worker_stats_t *sum)
+{
+    memset(sum, 0, sizeof *sum);
+    if (pool == NULL || getenv("SPOOL_PEER_COUNTS") == NULL)
+        return false;
+    unsigned long long *to = (unsigned long long *)(void *)sum;
+    for (unsigned i = 0; i < spool_pool_num_threads(pool); i++) {
+        spool_worker_stats_t st;
+        if (spool_pool_stats(pool, i, &st, sizeof st) != 0)
+            return false;
+        const unsigned long long *from = (const unsigned long long *)(const void *)&st;
+        for (size_t k = 0; k < sizeof st / sizeof *from; k++)
+            to[k] += from[k];
+    }
+    return true;
+}
+
+/* Partial placements of an n-queens search below one (its nodes). */
+static long queens_nodes(int n, int row, unsigned cols, unsigned d1, unsigned d2)
+{
+    if (row == n)
+        return 1;
+    long nodes = 1;
+    unsigned avail = ~(cols | d1 | d2) & ((1u << n) - 1);
+    while (avail != 0) {
+        unsigned bit = avail & -avail;
+        avail ^= bit;
+        nodes += queens_nodes(n, row + 1, cols | bit, (d1 | bit) << 1, (d2 | bit) >> 1);
+    }
+    return nodes;
+}
+
+/* Prints the counts line: after - before, per operation of workload w. */
+static void counts_print(const char *peer, const char *w, long n, int threads,
+                         const spool_worker_stats_t *before, const spool_worker_stats_t *after)
+{
+    const char *unit = "job";
+    double ops = (double)(after->jobs_executed - before->jobs_executed);
+    if (strncmp(w, "spawn-", 6) == 0) {
+        unit = "spawn";
+        ops = (double)n;
+    } else if (strcmp(w, "nqueens") == 0) {
+        unit = "node";
+        ops = (double)queens_nodes((int)n, 0, 0, 0, 0);
+    } else if (strcmp(w, "fib") == 0) {
+        unit = "join";
+        ops = (double)(bench_expected("fib", n + 1) - 1); /* calls with n >= 2 */
+    } else if (strncmp(w, "small-loops", 11) == 0 || strcmp(w, "broadcast") == 0) {
+        unit = "call";
+        ops = (double)n;
+    }
+    if (ops < 1)
+        ops = 1;
+    static const char *const names[] = {
+        "jobs",       "steals",       "failed_steals", "sleeps",     "woken",
+        "woke",       "dropped",      "run_at_spawn",  "yields",     "lock_waits",
+        "wake_probes", "rmw_sleep",   "rmw_counts",    "rmw_queues", "rmw_deques"};
+    _Static_assert(sizeof names / sizeof *names == sizeof *after / sizeof(unsigned long long),
+                   "a name for every counter");
+    const unsigned long long *a = (const unsigned long long *)(const void *)after;
+    const unsigned long long *b = (const unsigned long long *)(const void *)before;
+    fprintf(stderr, "counts %s %s %ld %d per=%s", peer, w, n, threads, unit);
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+        fprintf(stderr, " %s=%.4g", names[k], (double)(a[k] - b[k]) / ops);
+    fprintf(stderr, "\n");
 }
 
 static int thread_count(void)
@@ -89,7 +168,11 @@ static int run_dp(char *spec, long n, int threads)
         spool_pool_destroy(pool);
         return 0;
     }
+    spool_worker_stats_t before, after;
+    bool counting = counts_take(pool, &before);
     bench_dp_run(bench_dp_spool, spec, variant, n, threads, &out);
+    if (counting && counts_take(pool, &after))
+        counts_print(peer, spec, n, threads, &before, &after);
     char result[64];
     if (out.is_double)
         snprintf(result, sizeof result, "%a", out.dval);
@@ -139,10 +222,14 @@ int main(int argc, char **argv)
         return 0;
     }
     memset(&out, 0, sizeof out);
+    spool_worker_stats_t before, after;
+    bool counting = counts_take(bench_spool_pool(), &before);
     double cpu0 = bench_cpu_seconds();
     long long t0 = bench_now_ns();
     spool->run(w, n, &out);
     double seconds = (double)(bench_now_ns() - t0) * 1e-9, cpu = bench_cpu_seconds() - cpu0;
+    if (counting && counts_take(bench_spool_pool(), &after))
+        counts_print(peer_name, w, n, threads, &before, &after);
 
     char extra[96] = "";
     if (strcmp(w, "wake") == 0)

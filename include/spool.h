@@ -55,7 +55,7 @@
 #include <stddef.h>
 
 #define SPOOL_VERSION_MAJOR 0
-#define SPOOL_VERSION_MINOR 5
+#define SPOOL_VERSION_MINOR 6
 #define SPOOL_VERSION_PATCH 0
 
 #if defined(SPOOL_STATIC)

@@ -28,6 +28,16 @@ typedef struct spool_worker_stats {
     unsigned long long wakeups_sent;     /* times it woke another worker */
     unsigned long long jobs_dropped;     /* jobs of cancelled scopes it dropped unrun (0.4) */
     unsigned long long jobs_run_at_spawn; /* scope spawns it ran at once: no memory (0.5) */
+    /* Since 0.6: what its searches and posts cost.  A futex call is at
+     * most one per sleep, per wake-up sent and per lock wait. */
+    unsigned long long yields;      /* sched_yield calls while searching */
+    unsigned long long lock_waits;  /* sleep locks it found held (then waited for) */
+    unsigned long long wake_probes; /* other threads' sleep locks taken to find a sleeper */
+    /* Read-modify-writes on lines other threads write, by line: */
+    unsigned long long rmw_sleep;  /* the pool's sleep counters */
+    unsigned long long rmw_counts; /* scope, group, broadcast and copy counts */
+    unsigned long long rmw_queues; /* the pool's queue, FIFO queues, broadcast queues */
+    unsigned long long rmw_deques; /* a deque's shared end: steals, last-job races */
 } spool_worker_stats_t;
 
 /*

@@ -84,6 +84,7 @@ static void broadcast_execute(spool__job_t *job)
     }
     /* Acq_rel pairs with the other runs' decrements: the last run has seen
      * every run finish before it releases and frees. */
+    SPOOL__COUNT(rmw_counts);
     if (atomic_fetch_sub_explicit(&b->remaining, 1, memory_order_acq_rel) == 1)
         broadcast_last_run(b);
 }

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 
 #include "atomics.h"
+#include "stats.h"
 
 #ifndef SPOOL__COPY_CHUNK
 #define SPOOL__COPY_CHUNK ((size_t)64 * 1024) /* a power of two: chunks align to it */
@@ -64,6 +65,7 @@ static inline bool spool__copy_chunk_drop(spool__copy_chunk_t *c, size_t n)
     /* Acq_rel pairs with every other drop of this count: the drop that
      * reaches zero has seen each copy's release and the owner's retire,
      * and so every access to the chunk's copies, happen before it. */
+    SPOOL__COUNT(rmw_counts);
     return atomic_fetch_sub_explicit(&c->count, n, memory_order_acq_rel) == n;
 }
 

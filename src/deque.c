@@ -170,6 +170,7 @@ spool__job_t *spool__deque_pop_public(spool__deque_t *d, int64_t b)
     }
     /* Last job: race the thieves for it on top.  Seq-cst pairs with the
      * thieves' CAS on top (one of us wins). */
+    SPOOL__COUNT(rmw_deques);
     if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst,
                                                  memory_order_relaxed))
         job = NULL;

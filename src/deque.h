@@ -33,6 +33,7 @@
 
 #include "atomics.h"
 #include "job.h"
+#include "stats.h"
 #include "spool_inline.h"
 
 /* limit's value while the public part is (or was just) empty: below every
@@ -156,10 +157,12 @@ static inline int64_t spool__deque_floor_bound(const spool__deque_t *d)
 static inline void spool__deque_floor_follows_split(spool__deque_t *d)
 {
     int64_t cur = atomic_load_explicit(&d->floor, memory_order_relaxed);
-    while (cur != SPOOL__DEQUE_DEMANDED &&
-           !atomic_compare_exchange_weak_explicit(&d->floor, &cur, spool__deque_floor_bound(d),
+    while (cur != SPOOL__DEQUE_DEMANDED) {
+        SPOOL__COUNT(rmw_deques);
+        if (atomic_compare_exchange_weak_explicit(&d->floor, &cur, spool__deque_floor_bound(d),
                                                   memory_order_relaxed, memory_order_relaxed))
-        ;
+            break;
+    }
 }
 
 /* Returns 0 or ENOMEM. */
@@ -432,6 +435,7 @@ static inline spool__steal_t spool__deque_take_oldest(spool__deque_t *d, spool__
                                    memory_order_relaxed)))
         return SPOOL__STEAL_EMPTY;
     spool__job_t *job = atomic_load_explicit(&buf->slots[t & buf->mask], memory_order_relaxed);
+    SPOOL__COUNT(rmw_deques);
     /* Seq-cst pairs with the owner's CAS in pop and the other thieves'; its
      * release half pairs with the acquire load of top in push. */
     if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst,

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "atomics.h"
+#include "stats.h"
 
 typedef void (*spool__fifo_fn_t)(void);
 
@@ -111,12 +112,14 @@ static inline spool__fifo_seg_t *spool__fifo_queue_front_segment(spool__fifo_que
             break;
         s = *next;
     }
-    if (SPOOL__UNLIKELY(s != h))
+    if (SPOOL__UNLIKELY(s != h)) {
+        SPOOL__COUNT(rmw_queues);
         /* Before our CAS on front, while our reference keeps the owner from
          * freeing (it frees only when every reference is spent).  Release
          * pairs with the acquire load of head above. */
         atomic_compare_exchange_strong_explicit(&q->head, &h, s, memory_order_release,
                                                 memory_order_relaxed);
+    }
     return s;
 }
 
@@ -147,6 +150,7 @@ static SPOOL__ALWAYS_INLINE size_t spool__fifo_queue_try_take_n(spool__fifo_queu
      * spool__fifo_queue_make_room (the k slots were read before they are
      * reused or their segment freed) and with later takers' acquire load in
      * spool__fifo_queue_front_segment. */
+    SPOOL__COUNT(rmw_queues);
     if (!atomic_compare_exchange_strong_explicit(&q->front, &t, t + k, memory_order_release,
                                                  memory_order_relaxed))
         return 0;

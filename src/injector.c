@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats.h"
+
 #define SPOOL__INJECTOR_INITIAL_CAPACITY 64
 
 int spool__injector_init(spool__injector_t *inj)
@@ -49,6 +51,7 @@ static int grow(spool__injector_t *inj)
 
 int spool__injector_push(spool__injector_t *inj, spool__job_t *job, bool *was_empty)
 {
+    SPOOL__COUNT(rmw_queues); /* the lock */
     pthread_mutex_lock(&inj->lock);
     if (inj->count > inj->mask) {
         int err = grow(inj);
@@ -72,6 +75,7 @@ spool__job_t *spool__injector_pop(spool__injector_t *inj)
     if (spool__injector_is_empty(inj))
         return NULL;
     spool__job_t *job = NULL;
+    SPOOL__COUNT(rmw_queues); /* the lock */
     pthread_mutex_lock(&inj->lock);
     if (inj->count > 0) {
         job = inj->ring[inj->head];
@@ -100,6 +104,7 @@ spool__job_t *spool__injector_take_if(spool__injector_t *inj, spool__injector_ke
     if (spool__injector_is_empty(inj))
         return NULL;
     spool__job_t *job = NULL;
+    SPOOL__COUNT(rmw_queues); /* the lock */
     pthread_mutex_lock(&inj->lock);
     size_t i = find_kept(inj, keep, arg);
     if (i < inj->count) {
@@ -122,6 +127,7 @@ bool spool__injector_has_if(spool__injector_t *inj, spool__injector_keep_fn keep
 {
     if (spool__injector_is_empty(inj))
         return false;
+    SPOOL__COUNT(rmw_queues); /* the lock */
     pthread_mutex_lock(&inj->lock);
     bool found = find_kept(inj, keep, arg) < inj->count;
     pthread_mutex_unlock(&inj->lock);

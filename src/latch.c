@@ -116,6 +116,7 @@ void spool__count_latch_set_n(spool__count_latch_t *l, size_t n)
 {
     /* Acq_rel pairs with the other decrements: the one that reaches zero has
      * seen every counted job finish, and its latch set publishes that. */
+    SPOOL__COUNT(rmw_counts);
     if (atomic_fetch_sub_explicit(&l->counter, n, memory_order_acq_rel) != n)
         return;
     if (l->blocking)

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "atomics.h"
+#include "stats.h"
 
 struct spool_pool;
 struct spool__worker;
@@ -160,12 +161,14 @@ static inline void spool__count_latch_increment(spool__count_latch_t *l)
     /* Relaxed: the incrementer holds a count already, so zero cannot be
      * reached concurrently. */
     atomic_fetch_add_explicit(&l->counter, 1, memory_order_relaxed);
+    SPOOL__COUNT(rmw_counts);
 }
 /* n more counts at once, as n increments. */
 static inline void spool__count_latch_add(spool__count_latch_t *l, size_t n)
 {
     /* Relaxed: as in spool__count_latch_increment. */
     atomic_fetch_add_explicit(&l->counter, n, memory_order_relaxed);
+    SPOOL__COUNT(rmw_counts);
 }
 void spool__count_latch_set(spool__count_latch_t *l);
 /* n counts at once (n >= 1), as n calls of spool__count_latch_set. */

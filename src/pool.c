@@ -49,6 +49,7 @@ int spool__pool_add_work_external(spool_pool_t *pool)
     do {
         if (old & SPOOL__DESTROYING)
             return ECANCELED;
+        SPOOL__COUNT(rmw_counts);
         /* Relaxed: only the count matters, and RMWs on one word are totally
          * ordered: either destroy's RMW sees our increment and waits for the
          * job, or we see its DESTROYING bit. */
@@ -61,6 +62,7 @@ void spool__pool_work_done(spool_pool_t *pool)
 {
     /* Acq_rel pairs with the other decrements and destroy's RMW, so that
      * whoever sees zero has seen all the counted work finish. */
+    SPOOL__COUNT(rmw_counts);
     size_t old = atomic_fetch_sub_explicit(&pool->lifecycle, 1, memory_order_acq_rel);
     if ((old & SPOOL__WORK_MASK) == 1)
         terminate_workers(pool, pool->num_threads);
@@ -353,6 +355,13 @@ int spool_pool_stats(const spool_pool_t *pool, unsigned index, spool_worker_stat
     st.wakeups_received = atomic_load_explicit(&ws->wakeups_received, memory_order_relaxed);
     st.jobs_dropped = atomic_load_explicit(&w->jobs_dropped, memory_order_relaxed);
     st.jobs_run_at_spawn = atomic_load_explicit(&w->jobs_run_at_spawn, memory_order_relaxed);
+    st.yields = atomic_load_explicit(&w->stats.yields, memory_order_relaxed);
+    st.lock_waits = atomic_load_explicit(&w->stats.lock_waits, memory_order_relaxed);
+    st.wake_probes = atomic_load_explicit(&w->stats.wake_probes, memory_order_relaxed);
+    st.rmw_sleep = atomic_load_explicit(&w->stats.rmw_sleep, memory_order_relaxed);
+    st.rmw_counts = atomic_load_explicit(&w->stats.rmw_counts, memory_order_relaxed);
+    st.rmw_queues = atomic_load_explicit(&w->stats.rmw_queues, memory_order_relaxed);
+    st.rmw_deques = atomic_load_explicit(&w->stats.rmw_deques, memory_order_relaxed);
     /* No more than the caller's struct holds; zeros past what we know. */
     size_t n = out_size < sizeof st ? out_size : sizeof st;
     memcpy(out, &st, n);

@@ -100,6 +100,7 @@ static inline void spool__pool_add_work_internal(spool_pool_t *pool)
     /* Relaxed: the caller runs inside counted work, so the count cannot
      * reach zero concurrently. */
     atomic_fetch_add_explicit(&pool->lifecycle, 1, memory_order_relaxed);
+    SPOOL__COUNT(rmw_counts);
 }
 /* One counted job has finished; the last one stops the workers. */
 void spool__pool_work_done(spool_pool_t *pool);

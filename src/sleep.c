@@ -1,8 +1,6 @@
 /* The sleep module: slow paths.  The protocol is written down in sleep.md. */
 #include "sleep.h"
 
-#include "worker.h"
-
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -57,6 +55,17 @@ void spool__sleep_destroy(spool__sleep_t *s)
     free(s->workers);
 }
 
+/* Takes a sleeper's lock, counting the times it was held (statistics). */
+static void lock_sleep(spool__worker_sleep_t *ws)
+{
+#ifdef SPOOL_STATS
+    if (pthread_mutex_trylock(&ws->lock) == 0)
+        return;
+    SPOOL__COUNT(lock_waits);
+#endif
+    pthread_mutex_lock(&ws->lock);
+}
+
 /* Wakes worker index if it is blocked: a sleeper counted in the counters
  * (for work), or, if any, also an isolated one (isolate.md: for its latch,
  * or for its region's work).  True if it did. */
@@ -64,7 +73,8 @@ static bool wake_thread(spool__sleep_t *s, unsigned index, bool any)
 {
     spool__worker_sleep_t *ws = &s->workers[index];
     bool woke = false;
-    pthread_mutex_lock(&ws->lock);
+    SPOOL__COUNT(wake_probes);
+    lock_sleep(ws);
     if (ws->is_blocked && (any || !ws->isolated)) {
         ws->is_blocked = false;
         pthread_cond_signal(&ws->cond);
@@ -72,16 +82,15 @@ static bool wake_thread(spool__sleep_t *s, unsigned index, bool any)
          * that posters see it as awake at once and do not wake another
          * thread for the same job.  Seq-cst: see spool__sleep_start_looking.
          * An isolated sleeper was not counted there. */
-        if (!ws->isolated)
+        if (!ws->isolated) {
             atomic_fetch_sub_explicit(&s->counters, SPOOL__ONE_SLEEPING, memory_order_seq_cst);
+            SPOOL__COUNT(rmw_sleep);
+        }
         woke = true;
     }
     pthread_mutex_unlock(&ws->lock);
-#ifdef SPOOL_STATS
-    spool__worker_t *me = spool__current_worker();
-    if (woke && me != NULL)
-        SPOOL__STAT_INC(me->stats.wakeups_sent);
-#endif
+    if (woke)
+        SPOOL__COUNT(wakeups_sent);
     return woke;
 }
 
@@ -116,6 +125,7 @@ bool spool__sleep_new_jobs_cold(spool__sleep_t *s, uint64_t c, unsigned num_jobs
      * more instead of sleeping through our job.  Seq-cst: one total order
      * with the sleepers' CAS in fall_asleep and with the fences. */
     while ((spool__counters_jec(c) & 1) == 0) {
+        SPOOL__COUNT(rmw_sleep);
         if (atomic_compare_exchange_weak_explicit(&s->counters, &c, c + SPOOL__ONE_JEC,
                                                   memory_order_seq_cst, memory_order_seq_cst)) {
             c += SPOOL__ONE_JEC;
@@ -142,6 +152,7 @@ static uint64_t announce_sleepy(spool__sleep_t *s)
     /* Seq-cst: see spool__sleep_new_jobs_cold. */
     uint64_t c = atomic_load_explicit(&s->counters, memory_order_seq_cst);
     while ((spool__counters_jec(c) & 1) != 0) {
+        SPOOL__COUNT(rmw_sleep);
         if (atomic_compare_exchange_weak_explicit(&s->counters, &c, c + SPOOL__ONE_JEC,
                                                   memory_order_seq_cst, memory_order_seq_cst))
             return spool__counters_jec(c + SPOOL__ONE_JEC);
@@ -169,7 +180,7 @@ static void fall_asleep(spool__sleep_t *s, spool__idle_state_t *idle, spool__cor
         return; /* set meanwhile: the caller's loop will see it */
 
     spool__worker_sleep_t *ws = &s->workers[idle->worker_index];
-    pthread_mutex_lock(&ws->lock);
+    lock_sleep(ws);
     if (!spool__core_latch_fall_asleep(latch)) {
         pthread_mutex_unlock(&ws->lock);
         wake_fully(idle);
@@ -187,6 +198,7 @@ static void fall_asleep(spool__sleep_t *s, spool__idle_state_t *idle, spool__cor
             return;
         }
         /* Fails, and reloads c, if anything changed, the JEC included. */
+        SPOOL__COUNT(rmw_sleep);
         if (atomic_compare_exchange_weak_explicit(&s->counters, &c, c + SPOOL__ONE_SLEEPING,
                                                   memory_order_seq_cst, memory_order_seq_cst))
             break;
@@ -202,6 +214,7 @@ static void fall_asleep(spool__sleep_t *s, spool__idle_state_t *idle, spool__cor
     if (has_work(arg)) {
         /* Nobody will wake us for that job: undo our own count. */
         atomic_fetch_sub_explicit(&s->counters, SPOOL__ONE_SLEEPING, memory_order_seq_cst);
+        SPOOL__COUNT(rmw_sleep);
     } else {
         /* We took the mutex before counting ourselves as sleeping, so a waker
          * that saw the count blocks on the mutex until cond_wait releases
@@ -234,11 +247,13 @@ void spool__sleep_no_work_found(spool__sleep_t *s, spool__idle_state_t *idle,
         idle->rounds++;
     } else if (idle->rounds < s->rounds_until_sleepy) {
         sched_yield();
+        SPOOL__COUNT(yields);
         idle->rounds++;
     } else if (idle->rounds == s->rounds_until_sleepy) {
         idle->jobs_counter = announce_sleepy(s);
         idle->rounds++;
         sched_yield();
+        SPOOL__COUNT(yields);
     } else {
         fall_asleep(s, idle, latch, has_work, arg);
     }
@@ -255,6 +270,7 @@ void spool__sleep_no_work_found_isolated(spool__sleep_t *s, spool__idle_state_t 
         idle->rounds++;
     } else if (idle->rounds < s->rounds_until_sleepy) {
         sched_yield();
+        SPOOL__COUNT(yields);
         idle->rounds++;
     } else {
         spool__sleep_isolated(s, idle->worker_index, latch, has_work, arg);
@@ -268,13 +284,14 @@ void spool__sleep_isolated(spool__sleep_t *s, unsigned index, spool__core_latch_
     if (!spool__core_latch_get_sleepy(latch))
         return; /* set meanwhile: the caller's loop will see it */
     spool__worker_sleep_t *ws = &s->workers[index];
-    pthread_mutex_lock(&ws->lock);
+    lock_sleep(ws);
     if (spool__core_latch_fall_asleep(latch)) {
         /* Seq-cst, then SleepFence: pairs with PushFence before the load
          * in spool__sleep_wake_isolated.  Either the check below sees the
          * work, or its poster sees this count and wakes us (it takes our
          * mutex, which we hold until the wait releases it). */
         atomic_fetch_add_explicit(&s->isolated_sleepers, 1, memory_order_seq_cst);
+        SPOOL__COUNT(rmw_sleep);
         spool__fence_seq_cst();
         if (!has_work(arg)) {
             ws->isolated = true;
@@ -287,6 +304,7 @@ void spool__sleep_isolated(spool__sleep_t *s, unsigned index, spool__core_latch_
         }
         /* Relaxed: a count that only makes posters look. */
         atomic_fetch_sub_explicit(&s->isolated_sleepers, 1, memory_order_relaxed);
+        SPOOL__COUNT(rmw_sleep);
         spool__core_latch_wake_up(latch);
     }
     pthread_mutex_unlock(&ws->lock);
@@ -300,7 +318,8 @@ void spool__sleep_wake_isolated(spool__sleep_t *s)
         return;
     for (unsigned i = 0; i < s->num_workers; i++) {
         spool__worker_sleep_t *ws = &s->workers[i];
-        pthread_mutex_lock(&ws->lock);
+        SPOOL__COUNT(wake_probes);
+        lock_sleep(ws);
         if (ws->is_blocked && ws->isolated) {
             ws->is_blocked = false;
             pthread_cond_signal(&ws->cond);

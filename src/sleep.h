@@ -13,6 +13,7 @@
 #include "deque.h"
 #include "injector.h"
 #include "latch.h"
+#include "stats.h"
 #include "trace.h"
 #include "tuning.h"
 
@@ -96,8 +97,10 @@ static inline void spool__sleep_start_looking(spool__sleep_t *s, unsigned worker
 {
     /* Seq-cst: the counters are only ever changed with seq-cst RMWs so that
      * they form one total order with the sleep and injection fences. */
-    if (!counted)
+    if (!counted) {
         atomic_fetch_add_explicit(&s->counters, SPOOL__ONE_INACTIVE, memory_order_seq_cst);
+        SPOOL__COUNT(rmw_sleep);
+    }
     idle->worker_index = worker_index;
     idle->rounds = 0;
     idle->jobs_counter = SPOOL__JEC_DUMMY;
@@ -115,6 +118,7 @@ static inline void spool__sleep_work_found(spool__sleep_t *s, bool left)
     /* Seq-cst: see spool__sleep_start_looking. */
     uint64_t old = atomic_fetch_sub_explicit(&s->counters, SPOOL__ONE_INACTIVE,
                                              memory_order_seq_cst);
+    SPOOL__COUNT(rmw_sleep);
     if (left && spool__counters_sleeping(old) != 0)
         spool__sleep_wake_one(s);
 }

@@ -111,6 +111,7 @@ static void predecessor_done(spool_task_t *t)
 {
     /* Acq_rel pairs with the other decrements: whoever reaches zero has seen
      * every predecessor's effects, and passes them on to the job. */
+    SPOOL__COUNT(rmw_counts);
     if (atomic_fetch_sub_explicit(&t->pending, 1, memory_order_acq_rel) == 1)
         task_schedule(t);
 }
@@ -451,6 +452,7 @@ int spool_task_precede(spool_task_t *a, spool_task_t *b)
     } else {
         /* Before the entry: a's finish may decrement at once. */
         atomic_fetch_add_explicit(&b->pending, 1, memory_order_relaxed);
+        SPOOL__COUNT(rmw_counts);
         task_ref(b);
         a->succ[a->nsucc++] = b;
     }

@@ -15,17 +15,26 @@ _Thread_local spool__worker_t *spool__tls_worker SPOOL__TLS_MODEL;
  * every index.  Never written: the push fails before any store. */
 static struct spool__fork_owner_v3 fork_outside_pool = {.limit = INT64_MIN};
 __thread struct spool__fork_owner_v3 *spool__tls_fork_v3 = &fork_outside_pool;
+#ifdef SPOOL_STATS
+_Thread_local spool__stats_t *spool__tls_stats;
+#endif
 
 void spool__worker_enter(spool__worker_t *w)
 {
     spool__tls_worker = w;
     spool__tls_fork_v3 = spool__deque_owner(&w->deque);
+#ifdef SPOOL_STATS
+    spool__tls_stats = &w->stats;
+#endif
 }
 
 void spool__worker_leave(void)
 {
     spool__tls_worker = NULL;
     spool__tls_fork_v3 = &fork_outside_pool;
+#ifdef SPOOL_STATS
+    spool__tls_stats = NULL;
+#endif
 }
 
 int spool__worker_init(spool__worker_t *w, spool_pool_t *pool, unsigned index)

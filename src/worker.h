@@ -24,6 +24,7 @@
 #include "pace.h"
 #include "pool.h"
 #include "sleep.h"
+#include "stats.h"
 #include "trace.h"
 #include "wait.h"
 
@@ -87,9 +88,7 @@ typedef struct spool__worker {
     bool caller_entered;
     pthread_t thread;
 #ifdef SPOOL_STATS
-    struct { /* written by this worker only */
-        spool__stat_t jobs_executed, steals, failed_steals, wakeups_sent;
-    } stats;
+    spool__stats_t stats; /* written by this worker only (stats.h) */
 #endif
 } spool__worker_t;
 
