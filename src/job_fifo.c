@@ -117,7 +117,7 @@ static inline void private_execute(spool__job_t *job, spool__fifo_run_t run)
     }
     t->ticket.count--; /* private still: nobody else sees it */
     spool__job_fifo_t *f = t->ticket.fifo;
-    if (SPOOL__UNLIKELY(spool__pace_coarse(&w->pace) || spool__worker_peers_idle(w))) {
+    if (SPOOL__UNLIKELY(spool__pace_coarse(&w->pace) || spool__worker_share_early(w))) {
         publish_then_run(w, f, run);
         return;
     }

@@ -367,7 +367,7 @@ void spool__scope_local_execute(spool__job_t *base)
     } else if (SPOOL__UNLIKELY(!spool__deque_push_private(&w->deque, base))) {
         local_block_rest(b, fn, arg);
         return;
-    } else if (SPOOL__UNLIKELY(coarse || spool__worker_peers_idle(w))) {
+    } else if (SPOOL__UNLIKELY(coarse || spool__worker_share_early(w))) {
         publish_then_run(w, scope, fn, arg);
         return;
     }

@@ -87,6 +87,8 @@ void spool__worker_publish(spool__worker_t *w)
      * before anyone can see them: the release store of split publishes the
      * count and the new execute function with the job. */
     spool__deque_t *d = &w->deque;
+    if (spool__deque_demanded(d))
+        w->share_quiet = false; /* a thief asks: rule 3 may share again */
     int64_t end = atomic_load_explicit(&d->bottom, memory_order_relaxed);
     /* A block or ticket is posted as the calls it holds, so that as many
      * sleepers wake as there are calls to run (scope.md). */

@@ -86,6 +86,9 @@ typedef struct spool__worker {
     /* The caller slot's worker: its holder entered a context on arrival
      * (caller.c), to leave when it goes. */
     bool caller_entered;
+    /* Its early publication (deque.md, rule 3) came back to it untaken: it
+     * publishes for idle peers again only once a thief asks (rule 2). */
+    bool share_quiet;
     pthread_t thread;
 #ifdef SPOOL_STATS
     spool__stats_t stats; /* written by this worker only (stats.h) */
@@ -135,6 +138,15 @@ static inline bool spool__worker_peers_idle(spool__worker_t *w)
     return spool__counters_inactive(c) != 0;
 }
 
+/* Rule 3's test (w is the calling worker): publish early, before work that
+ * may take long?  Yes if another worker is idle, unless the last early
+ * publication came back to w untaken (share_quiet): then the idle workers
+ * do not keep up with jobs this fine, and a thief that wants one asks. */
+static inline bool spool__worker_share_early(spool__worker_t *w)
+{
+    return !w->share_quiet && spool__worker_peers_idle(w);
+}
+
 /* Owner only (w is the calling worker), before it runs one of its own jobs
  * that may take long (a job its wait loop popped, an entry of a spawn block):
  * should its private jobs be published first?  Yes if it has some and
@@ -144,7 +156,7 @@ static inline bool spool__worker_peers_idle(spool__worker_t *w)
 static inline bool spool__worker_should_share_if(spool__worker_t *w, bool coarse)
 {
     spool__deque_t *d = &w->deque;
-    return (coarse || spool__worker_peers_idle(w)) &&
+    return (coarse || spool__worker_share_early(w)) &&
            d->owner_split < atomic_load_explicit(&d->bottom, memory_order_relaxed);
 }
 
@@ -275,7 +287,11 @@ static inline bool spool__worker_push(spool__worker_t *w, spool__job_t *job)
  * (deque.md, rules 2 and 3). */
 static inline spool__job_t *spool__worker_pop(spool__worker_t *w)
 {
-    spool__job_t *job = spool__deque_pop(&w->deque);
+    spool__deque_t *d = &w->deque;
+    bool had_private = d->owner_split < atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    spool__job_t *job = spool__deque_pop(d);
+    if (!had_private && job != NULL)
+        w->share_quiet = true; /* a public job came back: nobody took it */
     if (SPOOL__UNLIKELY(spool__deque_demanded(&w->deque) || spool__worker_should_share(w)))
         spool__worker_publish(w);
     return job;
@@ -289,7 +305,7 @@ static inline spool__job_t *spool__worker_pop(spool__worker_t *w)
  * after that. */
 static inline bool spool__worker_hand_on(spool__worker_t *w, spool__job_t *rest, bool coarse)
 {
-    if (!(coarse || spool__deque_demanded(&w->deque) || spool__worker_peers_idle(w)) ||
+    if (!(coarse || spool__deque_demanded(&w->deque) || spool__worker_share_early(w)) ||
         !spool__worker_push(w, rest))
         return false;
     if (spool__worker_should_share_if(w, coarse))
