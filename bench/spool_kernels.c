@@ -373,9 +373,11 @@ static void print_stats(void)
         }
         fprintf(stderr,
                 "spool stats %s worker %u: jobs %llu, steals %llu, failed steals %llu, sleeps %llu, "
-                "woken %llu, woke %llu\n",
+                "woken %llu, woke %llu, yields %llu, lock waits %llu, wake probes %llu, RMWs: "
+                "sleep %llu, counts %llu, queues %llu, deques %llu\n",
                 what, i, st.jobs_executed, st.steals, st.failed_steals, st.sleeps, st.wakeups_received,
-                st.wakeups_sent);
+                st.wakeups_sent, st.yields, st.lock_waits, st.wake_probes, st.rmw_sleep,
+                st.rmw_counts, st.rmw_queues, st.rmw_deques);
     }
 }
 
