@@ -3,7 +3,10 @@
 # lock latch of outside waiters (model/lock_latch.pml):
 #  - the protocol as built: no invalid end state (no lost wake-up, no
 #    deadlock) and no assertion failure, over the whole state space;
-#  - the same with a broadcast (-DBROADCAST);
+#  - the same with a broadcast (-DBROADCAST), its wake-ups a tree (a
+#    chain here); without the woken workers' fan-out (-DNO_FAN_OUT), or
+#    with a sleeper's part looked at only outside its lock
+#    (-DWANTED_UNLOCKED), spin must find the sleeper nobody wakes;
 #  - the same with worker 0 holding a private job of the split deque
 #    (-DSPLIT), published on demand;
 #  - a fresh worker counted idle twice (-DFRESH_COUNTED_TWICE): a poster
@@ -104,6 +107,8 @@ must_fail "$plain -DNO_JEC_BUMP"
 # Broadcasts: a broadcast to every worker (beside an injected job in full).
 as_built "with a broadcast" "$bcast"
 must_fail "$bcast -DNO_BCAST_FINAL_CHECK"
+must_fail "$bcast -DNO_FAN_OUT"
+must_fail "$bcast -DWANTED_UNLOCKED"
 
 as_built "with a private job (split deque)" "$split"
 must_fail "$split -DNO_PUBLISH_POST"
