@@ -51,6 +51,8 @@ extern const bench_peer_t bench_tbb_peer; /* when built with oneTBB */
 /* Shared helpers (kernels.c). */
 /* The checked result of workload w of size n (uts: its node count). */
 long bench_expected(const char *w, long n);
+/* The nodes of an n-queens search (partial placements, the root included). */
+long bench_queens_nodes(int n);
 long long bench_now_ns(void);
 void bench_sleep_ns(long ns);
 void bench_fill_random(uint32_t *a, long n);

@@ -75,21 +75,6 @@ static bool counts_take(spool_pool_t *pool, spool_worker_stats_t *sum)
     return true;
 }
 
-/* Partial placements of an n-queens search below one (its nodes). */
-static long queens_nodes(int n, int row, unsigned cols, unsigned d1, unsigned d2)
-{
-    if (row == n)
-        return 1;
-    long nodes = 1;
-    unsigned avail = ~(cols | d1 | d2) & ((1u << n) - 1);
-    while (avail != 0) {
-        unsigned bit = avail & -avail;
-        avail ^= bit;
-        nodes += queens_nodes(n, row + 1, cols | bit, (d1 | bit) << 1, (d2 | bit) >> 1);
-    }
-    return nodes;
-}
-
 /* Prints the counts line: after - before, per operation of workload w. */
 static void counts_print(const char *peer, const char *w, long n, int threads,
                          const spool_worker_stats_t *before, const spool_worker_stats_t *after)
@@ -101,7 +86,7 @@ static void counts_print(const char *peer, const char *w, long n, int threads,
         ops = (double)n;
     } else if (strcmp(w, "nqueens") == 0) {
         unit = "node";
-        ops = (double)queens_nodes((int)n, 0, 0, 0, 0);
+        ops = (double)bench_queens_nodes((int)n);
     } else if (strcmp(w, "fib") == 0) {
         unit = "join";
         ops = (double)(bench_expected("fib", n + 1) - 1); /* calls with n >= 2 */
