@@ -71,7 +71,9 @@
 #endif
 #define JEC_MOD 2
 #define ROUNDS 1     /* fruitless rounds before getting sleepy */
-#define FAN_OUT 1    /* broadcast wake-ups per node of the tree */
+#ifndef FAN_OUT
+#define FAN_OUT 1    /* broadcast wake-ups per node of the tree: a chain */
+#endif
 
 #define UNSET 0
 #define SLEEPY 1
