@@ -17,7 +17,7 @@
 # SCALE_SLOT (seconds per workload, default 40), SCALE_BUDGET (seconds in
 # all, default 420), SCALE_BUILD (build folder, default build-scale; one
 # with bench/spool-bench already built is used as it is when cmake is
-# missing).
+# missing or SCALE_PREBUILT=1, as on a machine the build was copied to).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 group=${1:-all}
@@ -39,7 +39,7 @@ case "$group" in
 esac
 
 echo "# scripts/scale.sh $group: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')), threads $threads, $runs runs, $(date -u +%Y-%m-%dT%H:%MZ)"
-if command -v cmake >/dev/null 2>&1; then
+if [ "${SCALE_PREBUILT:-0}" != 1 ] && command -v cmake >/dev/null 2>&1; then
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSPOOL_BUILD_TESTS=OFF \
         -DSPOOL_BUILD_EXAMPLES=OFF >"$build.configure.log" 2>&1 &&
     cmake --build "$build" -j "$(nproc)" --target spool-bench >"$build.build.log" 2>&1 ||
