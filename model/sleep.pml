@@ -24,13 +24,10 @@
  *
  * -DBROADCAST: the outside thread also broadcasts (broadcast.c): it queues
  * one job on every worker's own broadcast queue, then (PushFence, read the
- * counters) bumps the JEC and, if any worker sleeps, starts the tree of
- * wake-ups: it wakes up to FAN_OUT blocked workers with a part queued, and
- * each worker back from the fall-asleep step with a part queued wakes up
- * to FAN_OUT more (wait.c, sleep.md "Broadcast"); here FAN_OUT is 1, a
- * chain, the narrowest tree.  It waits until every worker has run its
- * part.  A worker takes only its own queue's jobs; an ordinary search may
- * miss them, the final check after SleepFence may not.
+ * counters) bumps the JEC and, if any worker sleeps, wakes every sleeping
+ * worker; it waits until every worker has run its part.  A worker takes
+ * only its own queue's jobs; an ordinary search may miss them, the final
+ * check after SleepFence may not.
  *
  * -DSPLIT: the split deque (src/deque.md).  Worker 0 also pushes a private
  * job P after J (J, pushed on an empty deque, is public).  Searching workers
@@ -55,11 +52,6 @@
  *   -DNO_JEC_BUMP           posting a job does not bump the JEC
  *   -DNO_BCAST_FINAL_CHECK  the final check looks at the injector only, not
  *                           at the worker's broadcast queue (rayon PR 992)
- *   -DNO_FAN_OUT            (BROADCAST) a woken worker wakes no one for the
- *                           broadcast: only the broadcaster's FAN_OUT are
- *   -DWANTED_UNLOCKED       (BROADCAST) a sleeper's part is looked at only
- *                           before its lock: a worker that ran its part and
- *                           sleeps again takes the wake-up of one that waits
 
  */
 
@@ -71,9 +63,6 @@
 #endif
 #define JEC_MOD 2
 #define ROUNDS 1     /* fruitless rounds before getting sleepy */
-#ifndef FAN_OUT
-#define FAN_OUT 1    /* broadcast wake-ups per node of the tree: a chain */
-#endif
 
 #define UNSET 0
 #define SLEEPY 1
@@ -121,46 +110,6 @@ inline wake_any(count) {
     od
 }
 
-/* Wakes up to FAN_OUT blocked workers with a broadcast part queued
- * (wake_wanted in sleep.c: the part looked at first, then again under the
- * sleeper's lock). */
-inline wake_wanted() {
-    count = FAN_OUT;
-    k = 0;
-    do
-    :: count > 0 && k < W ->
-        if
-        :: bq[k] > 0 ->
-            lock(mutex[k]);
-            if
-#ifdef WANTED_UNLOCKED
-            :: blocked[k] -> blocked[k] = false; sleeping--; count--
-#else
-            :: blocked[k] && bq[k] > 0 -> blocked[k] = false; sleeping--; count--
-#endif
-            :: else
-            fi;
-            unlock(mutex[k])
-        :: else
-        fi;
-        k++
-    :: else -> break
-    od
-}
-
-/* Back from the fall-asleep step with a part queued: the worker's branch
- * of the broadcast's tree (wait.c), if a sleeper is counted. */
-inline fan_out() {
-#ifdef NO_FAN_OUT
-    skip
-#else
-    if
-    :: bq[me] > 0 && sleeping > 0 -> wake_wanted()
-    :: else
-    fi
-#endif
-}
-
 /* Post-work protocol, steps 3 and 4 (step 2, the fence, is implicit). */
 inline new_jobs(was_empty) {
     atomic {
@@ -195,7 +144,7 @@ inline latch_set(i) {
 }
 
 proctype worker(byte me) {
-    byte rounds, myjec, job, k, c_sleeping, c_inactive, wanted, seen, count;
+    byte rounds, myjec, job, k, c_sleeping, c_inactive, wanted, seen;
     bool woke, ok, was_empty;
 
     if
@@ -314,7 +263,7 @@ search:
         fi
     };
     if
-    :: !ok -> unlock(mutex[me]); rounds = 0; fan_out(); goto search
+    :: !ok -> unlock(mutex[me]); rounds = 0; goto search
     :: else
     fi;
     /* the JEC check and the CAS that counts us as sleeping */
@@ -349,7 +298,6 @@ awake:
     rounds = 0;
     atomic { if :: latch[me] == SLEEPING -> latch[me] = UNSET :: else fi };
     unlock(mutex[me]);
-    fan_out();
     goto search
 
 finish:
@@ -358,7 +306,7 @@ finish:
 }
 
 proctype outside() {
-    byte n, i, old, k, c_sleeping, c_inactive, wanted, count;
+    byte n, i, old, k, c_sleeping, c_inactive, wanted;
     bool woke, was_empty;
     n = 0;
     do
@@ -379,7 +327,12 @@ proctype outside() {
         c_sleeping = sleeping
     };
     if
-    :: c_sleeping > 0 -> wake_wanted()
+    :: c_sleeping > 0 ->
+        k = 0;
+        do
+        :: k < W -> wake_specific(k, woke); k++
+        :: else -> break
+        od
     :: else
     fi;
     bdone == W;              /* a blocking broadcast: every part has run */

@@ -325,8 +325,7 @@ proctype w1() {
     phase == 4;
     atomic {
         bq[0]++; bq[1]++; bq[2]++;
-        /* every sleeper woken: by the broadcaster and the woken ones'
-         * tree, which model/sleep.pml checks (S1b of sleep.md) */
+        /* every sleeper woken */
         asleep[0] = false; asleep[1] = false
     };
     wait_until(1, 5, 2);

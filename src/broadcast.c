@@ -6,9 +6,8 @@
  * pushed on every worker's broadcast queue (worker.h), under the pool's
  * broadcast_lock so that concurrent broadcasts are queued in one order
  * everywhere.  Every queue is grown first, so that either all of them take
- * the job or none does.  After queuing, the sleeping workers are woken as
- * a tree: the broadcaster wakes two, each woken one two more (sleep.md,
- * "Broadcast").
+ * the job or none does.  After queuing, every sleeping worker is woken
+ * (sleep.md).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -147,7 +146,7 @@ static int broadcast_queue(spool_pool_t *pool, broadcast_t *b)
     for (unsigned i = 0; i < pool->num_slots; i++)
         (void)spool__deque_push_public(&pool->workers[i].broadcasts, &b->base); /* reserved */
     pthread_mutex_unlock(&pool->broadcast_lock);
-    spool__sleep_new_broadcast(&pool->sleep, spool__broadcast_wanted, pool);
+    spool__sleep_new_broadcast(&pool->sleep);
     return 0;
 }
 

@@ -68,17 +68,14 @@ static void lock_sleep(spool__worker_sleep_t *ws)
 
 /* Wakes worker index if it is blocked: a sleeper counted in the counters
  * (for work), or, if any, also an isolated one (isolate.md: for its latch,
- * or for its region's work); with wanted, only if wanted(arg, index) holds
- * under its lock (a broadcast part: a blocked worker cannot take its own,
- * so the look is exact there).  True if it did. */
-static bool wake_thread(spool__sleep_t *s, unsigned index, bool any,
-                        spool__sleep_wanted_fn wanted, void *arg)
+ * or for its region's work).  True if it did. */
+static bool wake_thread(spool__sleep_t *s, unsigned index, bool any)
 {
     spool__worker_sleep_t *ws = &s->workers[index];
     bool woke = false;
     SPOOL__COUNT(wake_probes);
     lock_sleep(ws);
-    if (ws->is_blocked && (any || !ws->isolated) && (wanted == NULL || wanted(arg, index))) {
+    if (ws->is_blocked && (any || !ws->isolated)) {
         ws->is_blocked = false;
         pthread_cond_signal(&ws->cond);
         /* The waker, not the sleeper, takes the sleeper off the count, so
@@ -99,7 +96,7 @@ static bool wake_thread(spool__sleep_t *s, unsigned index, bool any,
 
 bool spool__sleep_wake_specific_thread(spool__sleep_t *s, unsigned index)
 {
-    return wake_thread(s, index, true, NULL, NULL);
+    return wake_thread(s, index, true);
 }
 
 /* Wakes up to num_to_wake of the sleepers counted for work.  True if it
@@ -108,7 +105,7 @@ static bool wake_any_threads(spool__sleep_t *s, unsigned num_to_wake)
 {
     bool woke = false;
     for (unsigned i = 0; i < s->num_workers && num_to_wake > 0; i++)
-        if (wake_thread(s, i, false, NULL, NULL)) {
+        if (wake_thread(s, i, false)) {
             num_to_wake--;
             woke = true;
         }
@@ -331,26 +328,7 @@ void spool__sleep_wake_isolated(spool__sleep_t *s)
     }
 }
 
-/* Wakes up to SPOOL__BROADCAST_FAN_OUT blocked sleepers counted for work
- * that have a part to run (wanted): looked at first, so that a sleeper
- * whose part is taken costs no lock, and again under the lock, so that a
- * worker that ran its part and sleeps again takes no wake-up from a
- * sleeper that waits for one (sleep.md, "Broadcast"). */
-static void wake_wanted(spool__sleep_t *s, spool__sleep_wanted_fn wanted, void *arg)
-{
-    unsigned left = SPOOL__BROADCAST_FAN_OUT;
-    for (unsigned i = 0; i < s->num_workers && left > 0; i++)
-        if (wanted(arg, i) && wake_thread(s, i, false, wanted, arg))
-            left--;
-}
-
-void spool__sleep_broadcast_fan_out_cold(spool__sleep_t *s, spool__sleep_wanted_fn wanted,
-                                         void *arg)
-{
-    wake_wanted(s, wanted, arg);
-}
-
-void spool__sleep_new_broadcast(spool__sleep_t *s, spool__sleep_wanted_fn wanted, void *arg)
+void spool__sleep_new_broadcast(spool__sleep_t *s)
 {
     /* PushFence of sleep.md, as for injected jobs: pairs with SleepFence in
      * fall_asleep.  Either a worker's final check sees its broadcast queue
@@ -362,9 +340,9 @@ void spool__sleep_new_broadcast(spool__sleep_t *s, spool__sleep_wanted_fn wanted
     if (!spool__sleep_post_needs_work(c))
         return;
     /* Make the JEC odd so that sleepy workers search again (no wake-up
-     * wanted here: num_jobs 0), then start the tree: each sleeper has a
-     * part to run, and each woken one wakes more when it takes its part. */
+     * wanted here: num_jobs 0), then wake every sleeper: each of them has a
+     * part of the broadcast to run. */
     spool__sleep_new_jobs_cold(s, c, 0, true);
     if (spool__counters_sleeping(c) != 0)
-        wake_wanted(s, wanted, arg);
+        wake_any_threads(s, s->num_workers);
 }

@@ -157,32 +157,9 @@ void spool__sleep_isolated(spool__sleep_t *s, unsigned index, spool__core_latch_
  * caller's fence first: PushFence): wakes every isolated sleeper. */
 void spool__sleep_wake_isolated(spool__sleep_t *s);
 
-/* Sleepers a broadcaster wakes, and each worker that takes its part
- * after it: a tree of wake-ups whose root issues this many, not one per
- * worker (sleep.md, "Broadcast").  Any width >= 1 is live. */
-#define SPOOL__BROADCAST_FAN_OUT 2
-
-/* Has sleeper index a broadcast part queued?  A relaxed look (sleep.md). */
-typedef bool (*spool__sleep_wanted_fn)(void *arg, unsigned index);
-
-/* A broadcast was queued on every worker's broadcast queue: bumps the JEC
- * and wakes up to SPOOL__BROADCAST_FAN_OUT sleepers that wanted() says
- * have a part; the rest are woken by spool__sleep_broadcast_fan_out. */
-void spool__sleep_new_broadcast(spool__sleep_t *s, spool__sleep_wanted_fn wanted, void *arg);
-
-/* A worker back from the fall-asleep step with a broadcast part queued:
- * if a sleeper is counted, wakes up to SPOOL__BROADCAST_FAN_OUT sleepers
- * that have parts queued. */
-void spool__sleep_broadcast_fan_out_cold(spool__sleep_t *s, spool__sleep_wanted_fn wanted,
-                                         void *arg);
-static inline void spool__sleep_broadcast_fan_out(spool__sleep_t *s, spool__sleep_wanted_fn wanted,
-                                                  void *arg)
-{
-    /* Relaxed: a worker woken by the tree has seen, through the sleepers'
-     * locks, every count its waker saw (sleep.md, "Broadcast"). */
-    if (spool__counters_sleeping(atomic_load_explicit(&s->counters, memory_order_relaxed)) != 0)
-        spool__sleep_broadcast_fan_out_cold(s, wanted, arg);
-}
+/* A broadcast was queued on every worker's broadcast queue: wake every
+ * sleeping worker (each must run it). */
+void spool__sleep_new_broadcast(spool__sleep_t *s);
 
 /* Wakes worker index if it sleeps.  True if it did. */
 bool spool__sleep_wake_specific_thread(spool__sleep_t *s, unsigned index);

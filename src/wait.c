@@ -300,12 +300,6 @@ static bool own_newest_takeable(spool__worker_t *w, uint64_t r)
            own_older_accepted(w, (spool__filter_t){r, false}, newest);
 }
 
-bool spool__broadcast_wanted(void *arg, unsigned index)
-{
-    spool_pool_t *pool = arg;
-    return spool__deque_len(&pool->workers[index].broadcasts) > 0;
-}
-
 /* A sleeper's final check, after its count and SleepFence: work posted
  * with a PushFence, which no take of its may have seen yet (sleep.md): the
  * pool's queue, its broadcasts, the free caller slot's broadcasts. */
@@ -381,11 +375,6 @@ static spool__job_t *search(spool__worker_t *w, spool__filter_t f, spool__core_l
             if (job != NULL)
                 break;
             spool__sleep_no_work_found(sleep, &idle, latch, posted_work, w);
-            /* Back from the fall-asleep step (rounds start again) with a
-             * broadcast part queued: first its branch of the broadcast's
-             * tree of wake-ups (sleep.md, "Broadcast"). */
-            if (idle.rounds == 0 && spool__deque_len(&w->broadcasts) > 0)
-                spool__sleep_broadcast_fan_out(sleep, spool__broadcast_wanted, w->pool);
         }
         spool__sleep_work_found(sleep, job != NULL && jobs_left(w));
     } else {

@@ -92,10 +92,6 @@ void spool__wait_first(struct spool__worker *w);
  * broadcasts only) and run. */
 spool_yield_t spool__yield(struct spool__worker *w, bool local);
 
-/* Has sleeper index of pool (a spool_pool_t) a broadcast part queued?  A
- * relaxed look (spool__sleep_wanted_fn). */
-bool spool__broadcast_wanted(void *pool, unsigned index);
-
 /* Runs every job w's filter takes from its own deque and broadcast queue
  * until none is left (the caller slot's leave). */
 void spool__drain_local(struct spool__worker *w);
