@@ -14,13 +14,15 @@
  *               [-k ITEMS] [-m SAMPLES]
  *
  * Forms: spool (spool_join), spool/fork (spool_fork_inline and
- * spool_sync_inline, the join compiled into the recursion), both inside a
- * pool of T threads through one install.  Prints the median seconds, the
+ * spool_sync_inline, the join compiled into the recursion), spool/typed
+ * (typed tasks, spool_typed.h: SPOOL_SPAWN, SPOOL_CALL, SPOOL_SYNC), each
+ * inside a pool of T threads through one install.  Prints the median seconds, the
  * ratio to the sequential recursion, and checks every run's result.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <spool.h>
 #include <spool_inline.h>
+#include <spool_typed.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -110,6 +112,18 @@ static long ks_fork(int i, long cap)
     return take.best > skip ? take.best : skip;
 }
 
+SPOOL_TASK_2(long, ks_task, int, i, long, cap)
+{
+    if (i == items)
+        return 0;
+    if (weight[i] > cap)
+        return SPOOL_CALL(ks_task, i + 1, cap);
+    SPOOL_SPAWN(ks_task, i + 1, cap - weight[i]);
+    long skip = SPOOL_CALL(ks_task, i + 1, cap);
+    long take = value[i] + SPOOL_SYNC(ks_task);
+    return take > skip ? take : skip;
+}
+
 /* ---- Monte Carlo ----------------------------------------------------------- */
 
 /* 1 if sample s falls inside the quarter circle. */
@@ -168,25 +182,38 @@ static long mc_fork(uint64_t lo, uint64_t hi)
     return a + b.in;
 }
 
+SPOOL_TASK_2(long, mc_task, uint64_t, lo, uint64_t, hi)
+{
+    if (hi - lo == 1)
+        return sample(lo);
+    uint64_t mid = lo + (hi - lo) / 2;
+    SPOOL_SPAWN(mc_task, mid, hi);
+    long a = SPOOL_CALL(mc_task, lo, mid);
+    return a + SPOOL_SYNC(mc_task);
+}
+
 /* ---- the driver ------------------------------------------------------------ */
 
 typedef struct run {
-    int knapsack, fork; /* which program, which form */
+    int knapsack, form; /* which program, which form (1 join, 2 fork, 3 typed) */
     long n, result;
 } run_t;
 
 static void in_pool(void *arg)
 {
     run_t *r = arg;
-    if (r->knapsack) {
-        if (r->fork) {
+    if (r->form == 3) {
+        r->result = r->knapsack ? SPOOL_RUN(ks_task, 0, r->n)
+                                : SPOOL_RUN(mc_task, 0, (uint64_t)r->n);
+    } else if (r->knapsack) {
+        if (r->form == 2) {
             r->result = ks_fork(0, r->n);
         } else {
             ks_t k = {0, r->n, 0};
             ks_join(&k);
             r->result = k.best;
         }
-    } else if (r->fork) {
+    } else if (r->form == 2) {
         r->result = mc_fork(0, (uint64_t)r->n);
     } else {
         mc_t m = {0, (uint64_t)r->n, 0};
@@ -225,7 +252,7 @@ int main(int argc, char **argv)
         value[i] = 1 + (long)(mix((uint64_t)i + 1000) % 100);
         total += weight[i];
     }
-    double *secs = malloc((size_t)runs * 3 * sizeof *secs);
+    double *secs = malloc((size_t)runs * 4 * sizeof *secs);
     if (secs == NULL)
         return 2;
     printf("program     n         T  form        median_s    vs_seq\n");
@@ -247,10 +274,10 @@ int main(int argc, char **argv)
             spool_pool_t *pool;
             if (threads < 1 || spool_pool_create(&config, &pool) != 0)
                 return 2;
-            /* Runs go round the forms (seq, spool, spool/fork). */
+            /* Runs go round the forms (seq, spool, spool/fork, spool/typed). */
             for (int r = 0; r < runs; r++)
-                for (int f = 0; f < 3; f++) {
-                    run_t run = {knapsack, f == 2, n, 0};
+                for (int f = 0; f < 4; f++) {
+                    run_t run = {knapsack, f, n, 0};
                     double a = now();
                     if (f == 0)
                         run.result = knapsack ? ks_seq(0, n) : mc_seq(0, (uint64_t)n);
@@ -263,9 +290,9 @@ int main(int argc, char **argv)
                         failed = 1;
                     }
                 }
-            static const char *const forms[] = {"seq", "spool", "spool/fork"};
+            static const char *const forms[] = {"seq", "spool", "spool/fork", "spool/typed"};
             double seq = bench_median(secs, runs);
-            for (int f = 0; f < 3; f++) {
+            for (int f = 0; f < 4; f++) {
                 double m = f == 0 ? seq : bench_median(secs + f * runs, runs);
                 printf("%-11s %-9ld %-2d %-11s %-11.6f %.3f\n", w, knapsack ? (long)items : n,
                        threads, forms[f], m, m / seq);

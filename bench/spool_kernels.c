@@ -8,6 +8,11 @@
  * compiled in (spool-peer-fork's fib: a fork and a sync, below). */
 #define spool_join spool_join_inline
 #endif
+#ifdef SPOOL_BENCH_TYPED_JOIN
+/* spool-peer-typed: fib as a typed task (spool_typed.h), the rest as
+ * spool-peer's. */
+#include <spool_typed.h>
+#endif
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -56,6 +61,21 @@ static void fib(void *arg)
 {
     fib_task_t *t = arg;
     t->result = fib_typed(t->n);
+}
+#elif defined(SPOOL_BENCH_TYPED_JOIN)
+SPOOL_TASK_1(long, fib_task, long, n)
+{
+    if (n < 2)
+        return n;
+    SPOOL_SPAWN(fib_task, n - 2);
+    long a = SPOOL_CALL(fib_task, n - 1);
+    return a + SPOOL_SYNC(fib_task);
+}
+
+static void fib(void *arg)
+{
+    fib_task_t *t = arg;
+    t->result = SPOOL_RUN(fib_task, t->n);
 }
 #else
 static void fib(void *arg)

@@ -24,7 +24,7 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 pc=$(find "$prefix" -name spool.pc)
 libdir=$(dirname "$(dirname "$pc")")
 for f in include/spool.h include/spool_loop.h include/spool_task.h include/spool_trace.h \
-         include/spool_inline.h include/spool.hpp include/spool_loop.hpp include/spool_task.hpp; do test -f "$prefix/$f"; done
+         include/spool_inline.h include/spool_typed.h include/spool.hpp include/spool_loop.hpp include/spool_task.hpp; do test -f "$prefix/$f"; done
 test -f "$libdir/libspool.a"
 test -L "$libdir/libspool.so"
 major=$(awk '/^#define SPOOL_VERSION_MAJOR /{print $3}' "$src/include/spool.h")
@@ -47,12 +47,14 @@ abi=$(awk '/^#define SPOOL_INLINE_ABI /{print $3}' "$prefix/include/spool_inline
 [ -n "$abi" ] || fail "spool_inline.h defines no SPOOL_INLINE_ABI"
 bad=$(grep '^spool__' <<<"$symbols" | grep -v "_v$abi\$" || true)
 [ -z "$bad" ] || fail "libspool.so exports internal names not of inline ABI $abi: $bad"
-header_names=$(grep -oE 'spool__[a-z0-9_]+_v[0-9]+\b' "$prefix/include/spool_inline.h" | sort -u)
+header_names=$(cat "$prefix/include/spool_inline.h" "$prefix/include/spool_typed.h" |
+               grep -oE 'spool__[a-z0-9_]+_v[0-9]+\b' | sort -u)
 bad=$(grep -v "_v$abi\$" <<<"$header_names" || true)
 [ -z "$bad" ] || fail "spool_inline.h names not of inline ABI $abi: $bad"
 # Every library function and variable the header names is exported (the
 # header's static inline helpers are not functions of the library).
-for name in $(grep -E '^SPOOL_API' "$prefix/include/spool_inline.h" | sed -E 's/\(.*//' |
+for name in $(grep -hE '^SPOOL_API' "$prefix/include/spool_inline.h" "$prefix/include/spool_typed.h" |
+              sed -E 's/\(.*//; s/ __attribute__.*//; s/;$//' |
               grep -oE 'spool__[a-z0-9_]+_v[0-9]+$'); do
   grep -qx "$name" <<<"$symbols" || fail "spool_inline.h declares $name, libspool.so lacks it"
 done
