@@ -4,11 +4,11 @@
  * The whole C API comes with this one header (as uv.h and zstd.h are),
  * grouped by concept; most of its length is the contract of each call,
  * which belongs beside its declaration.  It holds pools, joins, scopes,
- * spawns, isolation and broadcasts, and includes the rest, one header per
- * concern: spool_loop.h (loops, reductions, search), spool_task.h (tasks
- * and completion queues), spool_trace.h (counters and timelines).
- * spool_inline.h adds the inlined fork and join, spool.hpp the C++
- * wrappers.
+ * spawns, isolation and yields, and includes the rest, one header per
+ * concern: spool_loop.h (loops, reductions, search), spool_broadcast.h
+ * (broadcasts), spool_task.h (tasks and completion queues), spool_trace.h
+ * (counters and timelines).  spool_inline.h adds the inlined fork and join,
+ * spool_typed.h typed tasks, spool.hpp the C++ wrappers.
  *
  * fork(): a child process may use spool_join, scopes, spawns and the global
  * pool (a new global pool starts there on first use).  Pools created before
@@ -471,95 +471,6 @@ SPOOL_API unsigned spool_current_num_threads(void);
  */
 SPOOL_API void spool_isolate(spool_fn fn, void *arg);
 
-/* ---- broadcast ------------------------------------------------------------
- *
- * A broadcast runs a function once for every index of a pool's index space,
- * [0, spool_current_num_threads()), with spool_current_thread_index() ==
- * index and num_threads that count, as rayon-core's does: per-thread state
- * set up by a broadcast covers every thread that runs the pool's jobs.
- * Each worker has its own queue of broadcasts, which only it takes (nobody
- * steals them); a worker runs the next one when its own deque is empty,
- * before it steals.  Concurrent broadcasts reach every index in the same
- * order.  Sleeping workers are woken for it.
- *
- * The global pool's last index is its caller slot's, which has no thread of
- * its own (spool_current_num_threads).  Its run is made by the slot's
- * holder (the outside thread that works in the pool at the time: at its
- * next wait, or before it leaves), or, while nobody holds the slot, by
- * the first worker free to serve it, which takes the slot for that run (so
- * the run sees the slot's index; an outside caller of a blocking broadcast
- * takes the slot itself when it is free).  That run may therefore come
- * after the workers' runs rather than beside them: a broadcast whose runs
- * wait for each other (a barrier) must leave the slot's index out.
- */
-typedef void (*spool_broadcast_fn)(void *ctx, unsigned index, unsigned num_threads);
-typedef void (*spool_scope_broadcast_fn)(spool_scope_t *scope, void *ctx, unsigned index,
-                                         unsigned num_threads);
-
-/*
- * spool_broadcast: runs fn(ctx, index, num_threads) once for every index of
- * the current pool (the global pool from outside any pool; see above) and
- * returns when all have returned.  A worker of that pool runs its own part
- * while it waits; an outside caller runs the global pool's slot index if
- * the slot is free.  If the global pool cannot be started, fn(ctx, 0, 1)
- * runs on the caller.
- * Threads: any.
- * Returns: 0; EINVAL if fn is NULL; ENOMEM if a worker's queue could not
- * take it (then it ran nowhere).
- */
-SPOOL_API int spool_broadcast(spool_broadcast_fn fn, void *ctx);
-
-/*
- * spool_pool_broadcast: as spool_broadcast, in pool's index space.  From a
- * worker of another pool, the caller keeps running its own pool's jobs
- * while it waits, so pools broadcasting into each other do not deadlock.
- * Threads: any.
- * Returns: 0; EINVAL if pool or fn is NULL; ECANCELED if the call comes from
- * outside the pool after spool_pool_destroy has begun; ENOMEM as
- * spool_broadcast; ENOTRECOVERABLE in a child process forked after the pool
- * was created.
- */
-SPOOL_API int spool_pool_broadcast(spool_pool_t *pool, spool_broadcast_fn fn, void *ctx);
-
-/*
- * spool_spawn_broadcast: runs fn(ctx, index, num_threads) once for every
- * index of the current pool (the global pool from outside any pool; see
- * above), detached: it returns at once.  release(ctx), unless release is NULL, runs
- * once after the last of the runs has returned.  spool_pool_destroy waits
- * for it.  If the global pool cannot be started, fn(ctx, 0, 1) and then
- * release(ctx) run on the caller.
- * Threads: any.
- * Returns: 0; EINVAL if fn is NULL; ENOMEM if no memory could be had or a
- * worker's queue could not take it (then nothing runs, release neither).
- */
-SPOOL_API int spool_spawn_broadcast(spool_broadcast_fn fn, void *ctx, void (*release)(void *ctx));
-
-/*
- * spool_pool_spawn_broadcast: as spool_spawn_broadcast, in pool's index
- * space.
- * Threads: any.
- * Returns: 0; EINVAL if pool or fn is NULL; ECANCELED if the call comes from
- * outside the pool after spool_pool_destroy has begun; ENOMEM as
- * spool_spawn_broadcast; ENOTRECOVERABLE in a child process forked after the
- * pool was created.  On error nothing runs and release is not called.
- */
-SPOOL_API int spool_pool_spawn_broadcast(spool_pool_t *pool, spool_broadcast_fn fn, void *ctx,
-                                         void (*release)(void *ctx));
-
-/*
- * spool_scope_spawn_broadcast: runs fn(scope, ctx, index, num_threads) once
- * for every index of the scope's pool (see above); the scope does not end
- * before all the runs have returned.  If the scope has no pool (the global pool could not
- * be started), fn(scope, ctx, 0, 1) runs on the caller.
- * Threads: the scope's body or a job running in the scope (on any thread);
- * never after the scope has ended.
- * Returns: 0; EINVAL if scope or fn is NULL; ECANCELED if the scope was
- * cancelled; ENOMEM if no memory could be had or a worker's queue could
- * not take it (then nothing runs).
- */
-SPOOL_API int spool_scope_spawn_broadcast(spool_scope_t *scope, spool_scope_broadcast_fn fn,
-                                          void *ctx);
-
 /* ---- yield ---------------------------------------------------------------- */
 
 typedef enum spool_yield {
@@ -619,6 +530,7 @@ SPOOL_API const char *spool_strerror(int err);
 
 /* The rest of the interface, one header per concern. */
 #include "spool_loop.h"
+#include "spool_broadcast.h"
 #include "spool_trace.h"
 #include "spool_task.h"
 

@@ -125,7 +125,7 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
 #define SPOOL__TCHECK_SYNCED(top, name)                                                            \
     (__builtin_expect(spool__typed_top_v3 != (top), 0) ? spool__typed_unsynced_v3(name) : (void)0)
 #define SPOOL__TCHECK_NEWEST(f, NAME)                                                              \
-    (__builtin_expect((f)->spool__fork.spool__frame.fn != NAME##_spool_steal, 0)                  \
+    (__builtin_expect((f)->spool__fork.spool__frame.fn != NAME##_spool_steal, 0)                   \
          ? spool__typed_mismatch_v3(#NAME)                                                         \
          : (void)0)
 #endif
@@ -147,7 +147,7 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
  * stored for the library (a store only: no fork loads what another
  * stored). */
 #define SPOOL__TASK_SPAWN(NAME, N, TYPES)                                                          \
-    static inline __attribute__((always_inline)) void NAME##_spool_spawn(                          \
+    static inline __attribute__((always_inline, unused)) void NAME##_spool_spawn(                  \
         char **spool__tp SPOOL__TCAT(SPOOL__TP_, N) TYPES)                                         \
     {                                                                                              \
         struct NAME##_spool_frame *spool__f = (struct NAME##_spool_frame *)(void *)*spool__tp;     \
@@ -164,7 +164,7 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
 #define SPOOL__TASK_DECL(LINK, RTYPE, NAME, N, TYPES)                                              \
     SPOOL__TASK_FRAME(NAME, N, TYPES, RTYPE spool__res;);                                          \
     LINK RTYPE NAME##_spool_body(char *spool__top SPOOL__TCAT(SPOOL__TP_, N) TYPES);               \
-    static inline void NAME##_spool_steal(void *spool__p)                                          \
+    static inline __attribute__((unused)) void NAME##_spool_steal(void *spool__p)                  \
     {                                                                                              \
         struct NAME##_spool_frame *spool__f = (struct NAME##_spool_frame *)spool__p;               \
         char *spool__top = spool__typed_top_v3;                                                    \
@@ -173,7 +173,7 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
         spool__f->spool__res = NAME##_spool_body(spool__top SPOOL__TCAT(SPOOL__TL_, N)(spool__f)); \
     }                                                                                              \
     SPOOL__TASK_SPAWN(NAME, N, TYPES)                                                              \
-    static inline __attribute__((always_inline)) RTYPE NAME##_spool_sync(char **spool__tp)         \
+    static inline __attribute__((always_inline, unused)) RTYPE NAME##_spool_sync(char **spool__tp) \
     {                                                                                              \
         struct NAME##_spool_frame *spool__f =                                                      \
             (struct NAME##_spool_frame *)(void *)(*spool__tp - SPOOL__TFRAME_SIZE(NAME));          \
@@ -186,7 +186,7 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
         spool__typed_top_v3 = (char *)spool__f;                                                    \
         return spool__f->spool__res;                                                               \
     }                                                                                              \
-    static inline RTYPE NAME##_spool_run(spool_pool_t *spool__pool,                                \
+    static inline __attribute__((unused)) RTYPE NAME##_spool_run(spool_pool_t *spool__pool,        \
                                          int spool__in SPOOL__TCAT(SPOOL__TP_, N) TYPES)           \
     {                                                                                              \
         struct NAME##_spool_frame spool__frame;                                                    \
@@ -208,15 +208,15 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
     static inline RTYPE NAME##_spool_impl(char *spool__task_top __attribute__((unused))            \
                                               SPOOL__TCAT(SPOOL__NP_, N) PAIRS)
 
-#define SPOOL__TASK(RTYPE, NAME, N, TYPES, PAIRS)                                                  \
-    SPOOL__TASK_DECL(static, RTYPE, NAME, N, TYPES);                                               \
-    SPOOL__TASK_IMPL(static, RTYPE, NAME, N, TYPES, PAIRS)
+#define SPOOL__TASK(RTYPE, NAME, N, PAIRS)                                                  \
+    SPOOL__TASK_DECL(static, RTYPE, NAME, N, SPOOL__TCAT(SPOOL__NT_, N) PAIRS);                    \
+    SPOOL__TASK_IMPL_P(static, RTYPE, NAME, N, PAIRS)
 
 /* Void tasks: the same without a result. */
 #define SPOOL__VOID_TASK_DECL(LINK, NAME, N, TYPES)                                                \
     SPOOL__TASK_FRAME(NAME, N, TYPES, );                                                           \
     LINK void NAME##_spool_body(char *spool__top SPOOL__TCAT(SPOOL__TP_, N) TYPES);                \
-    static inline void NAME##_spool_steal(void *spool__p)                                          \
+    static inline __attribute__((unused)) void NAME##_spool_steal(void *spool__p)                  \
     {                                                                                              \
         struct NAME##_spool_frame *spool__f = (struct NAME##_spool_frame *)spool__p;               \
         char *spool__top = spool__typed_top_v3;                                                    \
@@ -226,7 +226,7 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
         NAME##_spool_body(spool__top SPOOL__TCAT(SPOOL__TL_, N)(spool__f));                        \
     }                                                                                              \
     SPOOL__TASK_SPAWN(NAME, N, TYPES)                                                              \
-    static inline __attribute__((always_inline)) void NAME##_spool_sync(char **spool__tp)          \
+    static inline __attribute__((always_inline, unused)) void NAME##_spool_sync(char **spool__tp)  \
     {                                                                                              \
         struct NAME##_spool_frame *spool__f =                                                      \
             (struct NAME##_spool_frame *)(void *)(*spool__tp - SPOOL__TFRAME_SIZE(NAME));          \
@@ -237,7 +237,7 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
         if (__builtin_expect(spool__mine, 1))                                                      \
             NAME##_spool_body((char *)spool__f SPOOL__TCAT(SPOOL__TL_, N)(spool__f));              \
     }                                                                                              \
-    static inline void NAME##_spool_run(spool_pool_t *spool__pool,                                 \
+    static inline __attribute__((unused)) void NAME##_spool_run(spool_pool_t *spool__pool,         \
                                         int spool__in SPOOL__TCAT(SPOOL__TP_, N) TYPES)            \
     {                                                                                              \
         struct NAME##_spool_frame spool__frame;                                                    \
@@ -257,9 +257,15 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
     static inline void NAME##_spool_impl(char *spool__task_top __attribute__((unused))             \
                                              SPOOL__TCAT(SPOOL__NP_, N) PAIRS)
 
-#define SPOOL__VOID_TASK(NAME, N, TYPES, PAIRS)                                                    \
-    SPOOL__VOID_TASK_DECL(static, NAME, N, TYPES);                                                 \
-    SPOOL__VOID_TASK_IMPL(static, NAME, N, TYPES, PAIRS)
+#define SPOOL__VOID_TASK(NAME, N, PAIRS)                                                    \
+    SPOOL__VOID_TASK_DECL(static, NAME, N, SPOOL__TCAT(SPOOL__NT_, N) PAIRS);                      \
+    SPOOL__VOID_TASK_IMPL_P(static, NAME, N, PAIRS)
+
+/* The implementations from the (type, name) pairs alone. */
+#define SPOOL__TASK_IMPL_P(LINK, RTYPE, NAME, N, PAIRS)                                            \
+    SPOOL__TASK_IMPL(LINK, RTYPE, NAME, N, SPOOL__TCAT(SPOOL__NT_, N) PAIRS, PAIRS)
+#define SPOOL__VOID_TASK_IMPL_P(LINK, NAME, N, PAIRS)                                              \
+    SPOOL__VOID_TASK_IMPL(LINK, NAME, N, SPOOL__TCAT(SPOOL__NT_, N) PAIRS, PAIRS)
 
 /* The calls. */
 #define SPOOL__TSPAWN_1(NAME) NAME##_spool_spawn(&spool__task_top)
@@ -270,55 +276,67 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
 #define SPOOL__TRUN_M(pool, in, NAME, ...) NAME##_spool_run(pool, in, __VA_ARGS__)
 
 /* Per number of parameters: fields, parameters, types, names, stores and loads. */
-#define SPOOL__TF_0() 
+#define SPOOL__TF_0()
 #define SPOOL__TF_1(T1) T1 spool__a1;
 #define SPOOL__TF_2(T1, T2) T1 spool__a1; T2 spool__a2;
 #define SPOOL__TF_3(T1, T2, T3) T1 spool__a1; T2 spool__a2; T3 spool__a3;
 #define SPOOL__TF_4(T1, T2, T3, T4) T1 spool__a1; T2 spool__a2; T3 spool__a3; T4 spool__a4;
-#define SPOOL__TF_5(T1, T2, T3, T4, T5) T1 spool__a1; T2 spool__a2; T3 spool__a3; T4 spool__a4; T5 spool__a5;
-#define SPOOL__TF_6(T1, T2, T3, T4, T5, T6) T1 spool__a1; T2 spool__a2; T3 spool__a3; T4 spool__a4; T5 spool__a5; T6 spool__a6;
-#define SPOOL__TP_0() 
+#define SPOOL__TF_5(T1, T2, T3, T4, T5) T1 spool__a1; T2 spool__a2; T3 spool__a3; T4 spool__a4;    \
+    T5 spool__a5;
+#define SPOOL__TF_6(T1, T2, T3, T4, T5, T6) T1 spool__a1; T2 spool__a2; T3 spool__a3;              \
+    T4 spool__a4; T5 spool__a5; T6 spool__a6;
+#define SPOOL__TP_0()
 #define SPOOL__TP_1(T1) , T1 spool__a1
 #define SPOOL__TP_2(T1, T2) , T1 spool__a1, T2 spool__a2
 #define SPOOL__TP_3(T1, T2, T3) , T1 spool__a1, T2 spool__a2, T3 spool__a3
 #define SPOOL__TP_4(T1, T2, T3, T4) , T1 spool__a1, T2 spool__a2, T3 spool__a3, T4 spool__a4
-#define SPOOL__TP_5(T1, T2, T3, T4, T5) , T1 spool__a1, T2 spool__a2, T3 spool__a3, T4 spool__a4, T5 spool__a5
-#define SPOOL__TP_6(T1, T2, T3, T4, T5, T6) , T1 spool__a1, T2 spool__a2, T3 spool__a3, T4 spool__a4, T5 spool__a5, T6 spool__a6
-#define SPOOL__TT_0() 
+#define SPOOL__TP_5(T1, T2, T3, T4, T5) , T1 spool__a1, T2 spool__a2, T3 spool__a3, T4 spool__a4   \
+    , T5 spool__a5
+#define SPOOL__TP_6(T1, T2, T3, T4, T5, T6) , T1 spool__a1, T2 spool__a2, T3 spool__a3             \
+    , T4 spool__a4, T5 spool__a5, T6 spool__a6
+#define SPOOL__TT_0()
 #define SPOOL__TT_1(T1) , T1
 #define SPOOL__TT_2(T1, T2) , T1, T2
 #define SPOOL__TT_3(T1, T2, T3) , T1, T2, T3
 #define SPOOL__TT_4(T1, T2, T3, T4) , T1, T2, T3, T4
 #define SPOOL__TT_5(T1, T2, T3, T4, T5) , T1, T2, T3, T4, T5
 #define SPOOL__TT_6(T1, T2, T3, T4, T5, T6) , T1, T2, T3, T4, T5, T6
-#define SPOOL__TA_0 
+#define SPOOL__TA_0
 #define SPOOL__TA_1 , spool__a1
 #define SPOOL__TA_2 , spool__a1, spool__a2
 #define SPOOL__TA_3 , spool__a1, spool__a2, spool__a3
 #define SPOOL__TA_4 , spool__a1, spool__a2, spool__a3, spool__a4
 #define SPOOL__TA_5 , spool__a1, spool__a2, spool__a3, spool__a4, spool__a5
 #define SPOOL__TA_6 , spool__a1, spool__a2, spool__a3, spool__a4, spool__a5, spool__a6
-#define SPOOL__TS_0(f) 
+#define SPOOL__TS_0(f)
 #define SPOOL__TS_1(f) (f)->spool__a1 = spool__a1;
 #define SPOOL__TS_2(f) (f)->spool__a1 = spool__a1; (f)->spool__a2 = spool__a2;
-#define SPOOL__TS_3(f) (f)->spool__a1 = spool__a1; (f)->spool__a2 = spool__a2; (f)->spool__a3 = spool__a3;
-#define SPOOL__TS_4(f) (f)->spool__a1 = spool__a1; (f)->spool__a2 = spool__a2; (f)->spool__a3 = spool__a3; (f)->spool__a4 = spool__a4;
-#define SPOOL__TS_5(f) (f)->spool__a1 = spool__a1; (f)->spool__a2 = spool__a2; (f)->spool__a3 = spool__a3; (f)->spool__a4 = spool__a4; (f)->spool__a5 = spool__a5;
-#define SPOOL__TS_6(f) (f)->spool__a1 = spool__a1; (f)->spool__a2 = spool__a2; (f)->spool__a3 = spool__a3; (f)->spool__a4 = spool__a4; (f)->spool__a5 = spool__a5; (f)->spool__a6 = spool__a6;
-#define SPOOL__TL_0(f) 
+#define SPOOL__TS_3(f) (f)->spool__a1 = spool__a1; (f)->spool__a2 = spool__a2;                     \
+    (f)->spool__a3 = spool__a3;
+#define SPOOL__TS_4(f) (f)->spool__a1 = spool__a1; (f)->spool__a2 = spool__a2;                     \
+    (f)->spool__a3 = spool__a3; (f)->spool__a4 = spool__a4;
+#define SPOOL__TS_5(f) (f)->spool__a1 = spool__a1; (f)->spool__a2 = spool__a2;                     \
+    (f)->spool__a3 = spool__a3; (f)->spool__a4 = spool__a4; (f)->spool__a5 = spool__a5;
+#define SPOOL__TS_6(f) (f)->spool__a1 = spool__a1; (f)->spool__a2 = spool__a2;                     \
+    (f)->spool__a3 = spool__a3; (f)->spool__a4 = spool__a4; (f)->spool__a5 = spool__a5;            \
+    (f)->spool__a6 = spool__a6;
+#define SPOOL__TL_0(f)
 #define SPOOL__TL_1(f) , (f)->spool__a1
 #define SPOOL__TL_2(f) , (f)->spool__a1, (f)->spool__a2
 #define SPOOL__TL_3(f) , (f)->spool__a1, (f)->spool__a2, (f)->spool__a3
 #define SPOOL__TL_4(f) , (f)->spool__a1, (f)->spool__a2, (f)->spool__a3, (f)->spool__a4
-#define SPOOL__TL_5(f) , (f)->spool__a1, (f)->spool__a2, (f)->spool__a3, (f)->spool__a4, (f)->spool__a5
-#define SPOOL__TL_6(f) , (f)->spool__a1, (f)->spool__a2, (f)->spool__a3, (f)->spool__a4, (f)->spool__a5, (f)->spool__a6
-#define SPOOL__NP_0() 
+#define SPOOL__TL_5(f) , (f)->spool__a1, (f)->spool__a2, (f)->spool__a3, (f)->spool__a4            \
+    , (f)->spool__a5
+#define SPOOL__TL_6(f) , (f)->spool__a1, (f)->spool__a2, (f)->spool__a3, (f)->spool__a4            \
+    , (f)->spool__a5, (f)->spool__a6
+#define SPOOL__NP_0()
 #define SPOOL__NP_1(T1, a1) , T1 a1
 #define SPOOL__NP_2(T1, a1, T2, a2) , T1 a1, T2 a2
 #define SPOOL__NP_3(T1, a1, T2, a2, T3, a3) , T1 a1, T2 a2, T3 a3
 #define SPOOL__NP_4(T1, a1, T2, a2, T3, a3, T4, a4) , T1 a1, T2 a2, T3 a3, T4 a4
 #define SPOOL__NP_5(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5) , T1 a1, T2 a2, T3 a3, T4 a4, T5 a5
-#define SPOOL__NP_6(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6) , T1 a1, T2 a2, T3 a3, T4 a4, T5 a5, T6 a6
+#define SPOOL__NP_6(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6) , T1 a1, T2 a2, T3 a3, T4 a4   \
+    , T5 a5, T6 a6
 #define SPOOL__NT_0() ()
 #define SPOOL__NT_1(T1, a1) (T1)
 #define SPOOL__NT_2(T1, a1, T2, a2) (T1, T2)
@@ -331,76 +349,90 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
 
 /* Defining, declaring and implementing tasks of 0 .. 6 parameters (see the
  * opening comment). */
-#define SPOOL_TASK_0(RTYPE, NAME) \
-    SPOOL__TASK(RTYPE, NAME, 0, SPOOL__NT_0(), ())
-#define SPOOL_VOID_TASK_0(NAME) \
-    SPOOL__VOID_TASK(NAME, 0, SPOOL__NT_0(), ())
-#define SPOOL_TASK_DECL_0(RTYPE, NAME) SPOOL__TASK_DECL(, RTYPE, NAME, 0, ())
-#define SPOOL_VOID_TASK_DECL_0(NAME) SPOOL__VOID_TASK_DECL(, NAME, 0, ())
-#define SPOOL_TASK_IMPL_0(RTYPE, NAME) \
-    SPOOL__TASK_IMPL(, RTYPE, NAME, 0, SPOOL__NT_0(), ())
-#define SPOOL_VOID_TASK_IMPL_0(NAME) \
-    SPOOL__VOID_TASK_IMPL(, NAME, 0, SPOOL__NT_0(), ())
-#define SPOOL_TASK_1(RTYPE, NAME, T1, a1) \
-    SPOOL__TASK(RTYPE, NAME, 1, SPOOL__NT_1(T1, a1), (T1, a1))
-#define SPOOL_VOID_TASK_1(NAME, T1, a1) \
-    SPOOL__VOID_TASK(NAME, 1, SPOOL__NT_1(T1, a1), (T1, a1))
-#define SPOOL_TASK_DECL_1(RTYPE, NAME, T1) SPOOL__TASK_DECL(, RTYPE, NAME, 1, (T1))
-#define SPOOL_VOID_TASK_DECL_1(NAME, T1) SPOOL__VOID_TASK_DECL(, NAME, 1, (T1))
-#define SPOOL_TASK_IMPL_1(RTYPE, NAME, T1, a1) \
-    SPOOL__TASK_IMPL(, RTYPE, NAME, 1, SPOOL__NT_1(T1, a1), (T1, a1))
-#define SPOOL_VOID_TASK_IMPL_1(NAME, T1, a1) \
-    SPOOL__VOID_TASK_IMPL(, NAME, 1, SPOOL__NT_1(T1, a1), (T1, a1))
-#define SPOOL_TASK_2(RTYPE, NAME, T1, a1, T2, a2) \
-    SPOOL__TASK(RTYPE, NAME, 2, SPOOL__NT_2(T1, a1, T2, a2), (T1, a1, T2, a2))
-#define SPOOL_VOID_TASK_2(NAME, T1, a1, T2, a2) \
-    SPOOL__VOID_TASK(NAME, 2, SPOOL__NT_2(T1, a1, T2, a2), (T1, a1, T2, a2))
-#define SPOOL_TASK_DECL_2(RTYPE, NAME, T1, T2) SPOOL__TASK_DECL(, RTYPE, NAME, 2, (T1, T2))
-#define SPOOL_VOID_TASK_DECL_2(NAME, T1, T2) SPOOL__VOID_TASK_DECL(, NAME, 2, (T1, T2))
-#define SPOOL_TASK_IMPL_2(RTYPE, NAME, T1, a1, T2, a2) \
-    SPOOL__TASK_IMPL(, RTYPE, NAME, 2, SPOOL__NT_2(T1, a1, T2, a2), (T1, a1, T2, a2))
-#define SPOOL_VOID_TASK_IMPL_2(NAME, T1, a1, T2, a2) \
-    SPOOL__VOID_TASK_IMPL(, NAME, 2, SPOOL__NT_2(T1, a1, T2, a2), (T1, a1, T2, a2))
-#define SPOOL_TASK_3(RTYPE, NAME, T1, a1, T2, a2, T3, a3) \
-    SPOOL__TASK(RTYPE, NAME, 3, SPOOL__NT_3(T1, a1, T2, a2, T3, a3), (T1, a1, T2, a2, T3, a3))
-#define SPOOL_VOID_TASK_3(NAME, T1, a1, T2, a2, T3, a3) \
-    SPOOL__VOID_TASK(NAME, 3, SPOOL__NT_3(T1, a1, T2, a2, T3, a3), (T1, a1, T2, a2, T3, a3))
-#define SPOOL_TASK_DECL_3(RTYPE, NAME, T1, T2, T3) SPOOL__TASK_DECL(, RTYPE, NAME, 3, (T1, T2, T3))
-#define SPOOL_VOID_TASK_DECL_3(NAME, T1, T2, T3) SPOOL__VOID_TASK_DECL(, NAME, 3, (T1, T2, T3))
-#define SPOOL_TASK_IMPL_3(RTYPE, NAME, T1, a1, T2, a2, T3, a3) \
-    SPOOL__TASK_IMPL(, RTYPE, NAME, 3, SPOOL__NT_3(T1, a1, T2, a2, T3, a3), (T1, a1, T2, a2, T3, a3))
-#define SPOOL_VOID_TASK_IMPL_3(NAME, T1, a1, T2, a2, T3, a3) \
-    SPOOL__VOID_TASK_IMPL(, NAME, 3, SPOOL__NT_3(T1, a1, T2, a2, T3, a3), (T1, a1, T2, a2, T3, a3))
-#define SPOOL_TASK_4(RTYPE, NAME, T1, a1, T2, a2, T3, a3, T4, a4) \
-    SPOOL__TASK(RTYPE, NAME, 4, SPOOL__NT_4(T1, a1, T2, a2, T3, a3, T4, a4), (T1, a1, T2, a2, T3, a3, T4, a4))
-#define SPOOL_VOID_TASK_4(NAME, T1, a1, T2, a2, T3, a3, T4, a4) \
-    SPOOL__VOID_TASK(NAME, 4, SPOOL__NT_4(T1, a1, T2, a2, T3, a3, T4, a4), (T1, a1, T2, a2, T3, a3, T4, a4))
-#define SPOOL_TASK_DECL_4(RTYPE, NAME, T1, T2, T3, T4) SPOOL__TASK_DECL(, RTYPE, NAME, 4, (T1, T2, T3, T4))
-#define SPOOL_VOID_TASK_DECL_4(NAME, T1, T2, T3, T4) SPOOL__VOID_TASK_DECL(, NAME, 4, (T1, T2, T3, T4))
-#define SPOOL_TASK_IMPL_4(RTYPE, NAME, T1, a1, T2, a2, T3, a3, T4, a4) \
-    SPOOL__TASK_IMPL(, RTYPE, NAME, 4, SPOOL__NT_4(T1, a1, T2, a2, T3, a3, T4, a4), (T1, a1, T2, a2, T3, a3, T4, a4))
-#define SPOOL_VOID_TASK_IMPL_4(NAME, T1, a1, T2, a2, T3, a3, T4, a4) \
-    SPOOL__VOID_TASK_IMPL(, NAME, 4, SPOOL__NT_4(T1, a1, T2, a2, T3, a3, T4, a4), (T1, a1, T2, a2, T3, a3, T4, a4))
-#define SPOOL_TASK_5(RTYPE, NAME, T1, a1, T2, a2, T3, a3, T4, a4, T5, a5) \
-    SPOOL__TASK(RTYPE, NAME, 5, SPOOL__NT_5(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5), (T1, a1, T2, a2, T3, a3, T4, a4, T5, a5))
-#define SPOOL_VOID_TASK_5(NAME, T1, a1, T2, a2, T3, a3, T4, a4, T5, a5) \
-    SPOOL__VOID_TASK(NAME, 5, SPOOL__NT_5(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5), (T1, a1, T2, a2, T3, a3, T4, a4, T5, a5))
-#define SPOOL_TASK_DECL_5(RTYPE, NAME, T1, T2, T3, T4, T5) SPOOL__TASK_DECL(, RTYPE, NAME, 5, (T1, T2, T3, T4, T5))
-#define SPOOL_VOID_TASK_DECL_5(NAME, T1, T2, T3, T4, T5) SPOOL__VOID_TASK_DECL(, NAME, 5, (T1, T2, T3, T4, T5))
-#define SPOOL_TASK_IMPL_5(RTYPE, NAME, T1, a1, T2, a2, T3, a3, T4, a4, T5, a5) \
-    SPOOL__TASK_IMPL(, RTYPE, NAME, 5, SPOOL__NT_5(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5), (T1, a1, T2, a2, T3, a3, T4, a4, T5, a5))
-#define SPOOL_VOID_TASK_IMPL_5(NAME, T1, a1, T2, a2, T3, a3, T4, a4, T5, a5) \
-    SPOOL__VOID_TASK_IMPL(, NAME, 5, SPOOL__NT_5(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5), (T1, a1, T2, a2, T3, a3, T4, a4, T5, a5))
-#define SPOOL_TASK_6(RTYPE, NAME, T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6) \
-    SPOOL__TASK(RTYPE, NAME, 6, SPOOL__NT_6(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6), (T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6))
-#define SPOOL_VOID_TASK_6(NAME, T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6) \
-    SPOOL__VOID_TASK(NAME, 6, SPOOL__NT_6(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6), (T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6))
-#define SPOOL_TASK_DECL_6(RTYPE, NAME, T1, T2, T3, T4, T5, T6) SPOOL__TASK_DECL(, RTYPE, NAME, 6, (T1, T2, T3, T4, T5, T6))
-#define SPOOL_VOID_TASK_DECL_6(NAME, T1, T2, T3, T4, T5, T6) SPOOL__VOID_TASK_DECL(, NAME, 6, (T1, T2, T3, T4, T5, T6))
-#define SPOOL_TASK_IMPL_6(RTYPE, NAME, T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6) \
-    SPOOL__TASK_IMPL(, RTYPE, NAME, 6, SPOOL__NT_6(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6), (T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6))
-#define SPOOL_VOID_TASK_IMPL_6(NAME, T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6) \
-    SPOOL__VOID_TASK_IMPL(, NAME, 6, SPOOL__NT_6(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6), (T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6))
+#define SPOOL_TASK_0(RTYPE, NAME)                                                                  \
+    SPOOL__TASK(RTYPE, NAME, 0, ())
+#define SPOOL_VOID_TASK_0(NAME)                                                                    \
+    SPOOL__VOID_TASK(NAME, 0, ())
+#define SPOOL_TASK_DECL_0(RTYPE, NAME)                                                             \
+    SPOOL__TASK_DECL(, RTYPE, NAME, 0, ())
+#define SPOOL_VOID_TASK_DECL_0(NAME)                                                               \
+    SPOOL__VOID_TASK_DECL(, NAME, 0, ())
+#define SPOOL_TASK_IMPL_0(RTYPE, NAME)                                                             \
+    SPOOL__TASK_IMPL_P(, RTYPE, NAME, 0, ())
+#define SPOOL_VOID_TASK_IMPL_0(NAME)                                                               \
+    SPOOL__VOID_TASK_IMPL_P(, NAME, 0, ())
+#define SPOOL_TASK_1(RTYPE, NAME, T1, a1)                                                          \
+    SPOOL__TASK(RTYPE, NAME, 1, (T1, a1))
+#define SPOOL_VOID_TASK_1(NAME, T1, a1)                                                            \
+    SPOOL__VOID_TASK(NAME, 1, (T1, a1))
+#define SPOOL_TASK_DECL_1(RTYPE, NAME, T1)                                                         \
+    SPOOL__TASK_DECL(, RTYPE, NAME, 1, (T1))
+#define SPOOL_VOID_TASK_DECL_1(NAME, T1)                                                           \
+    SPOOL__VOID_TASK_DECL(, NAME, 1, (T1))
+#define SPOOL_TASK_IMPL_1(RTYPE, NAME, T1, a1)                                                     \
+    SPOOL__TASK_IMPL_P(, RTYPE, NAME, 1, (T1, a1))
+#define SPOOL_VOID_TASK_IMPL_1(NAME, T1, a1)                                                       \
+    SPOOL__VOID_TASK_IMPL_P(, NAME, 1, (T1, a1))
+#define SPOOL_TASK_2(RTYPE, NAME, T1, a1, T2, a2)                                                  \
+    SPOOL__TASK(RTYPE, NAME, 2, (T1, a1, T2, a2))
+#define SPOOL_VOID_TASK_2(NAME, T1, a1, T2, a2)                                                    \
+    SPOOL__VOID_TASK(NAME, 2, (T1, a1, T2, a2))
+#define SPOOL_TASK_DECL_2(RTYPE, NAME, T1, T2)                                                     \
+    SPOOL__TASK_DECL(, RTYPE, NAME, 2, (T1, T2))
+#define SPOOL_VOID_TASK_DECL_2(NAME, T1, T2)                                                       \
+    SPOOL__VOID_TASK_DECL(, NAME, 2, (T1, T2))
+#define SPOOL_TASK_IMPL_2(RTYPE, NAME, T1, a1, T2, a2)                                             \
+    SPOOL__TASK_IMPL_P(, RTYPE, NAME, 2, (T1, a1, T2, a2))
+#define SPOOL_VOID_TASK_IMPL_2(NAME, T1, a1, T2, a2)                                               \
+    SPOOL__VOID_TASK_IMPL_P(, NAME, 2, (T1, a1, T2, a2))
+#define SPOOL_TASK_3(RTYPE, NAME, T1, a1, T2, a2, T3, a3)                                          \
+    SPOOL__TASK(RTYPE, NAME, 3, (T1, a1, T2, a2, T3, a3))
+#define SPOOL_VOID_TASK_3(NAME, T1, a1, T2, a2, T3, a3)                                            \
+    SPOOL__VOID_TASK(NAME, 3, (T1, a1, T2, a2, T3, a3))
+#define SPOOL_TASK_DECL_3(RTYPE, NAME, T1, T2, T3)                                                 \
+    SPOOL__TASK_DECL(, RTYPE, NAME, 3, (T1, T2, T3))
+#define SPOOL_VOID_TASK_DECL_3(NAME, T1, T2, T3)                                                   \
+    SPOOL__VOID_TASK_DECL(, NAME, 3, (T1, T2, T3))
+#define SPOOL_TASK_IMPL_3(RTYPE, NAME, T1, a1, T2, a2, T3, a3)                                     \
+    SPOOL__TASK_IMPL_P(, RTYPE, NAME, 3, (T1, a1, T2, a2, T3, a3))
+#define SPOOL_VOID_TASK_IMPL_3(NAME, T1, a1, T2, a2, T3, a3)                                       \
+    SPOOL__VOID_TASK_IMPL_P(, NAME, 3, (T1, a1, T2, a2, T3, a3))
+#define SPOOL_TASK_4(RTYPE, NAME, T1, a1, T2, a2, T3, a3, T4, a4)                                  \
+    SPOOL__TASK(RTYPE, NAME, 4, (T1, a1, T2, a2, T3, a3, T4, a4))
+#define SPOOL_VOID_TASK_4(NAME, T1, a1, T2, a2, T3, a3, T4, a4)                                    \
+    SPOOL__VOID_TASK(NAME, 4, (T1, a1, T2, a2, T3, a3, T4, a4))
+#define SPOOL_TASK_DECL_4(RTYPE, NAME, T1, T2, T3, T4)                                             \
+    SPOOL__TASK_DECL(, RTYPE, NAME, 4, (T1, T2, T3, T4))
+#define SPOOL_VOID_TASK_DECL_4(NAME, T1, T2, T3, T4)                                               \
+    SPOOL__VOID_TASK_DECL(, NAME, 4, (T1, T2, T3, T4))
+#define SPOOL_TASK_IMPL_4(RTYPE, NAME, T1, a1, T2, a2, T3, a3, T4, a4)                             \
+    SPOOL__TASK_IMPL_P(, RTYPE, NAME, 4, (T1, a1, T2, a2, T3, a3, T4, a4))
+#define SPOOL_VOID_TASK_IMPL_4(NAME, T1, a1, T2, a2, T3, a3, T4, a4)                               \
+    SPOOL__VOID_TASK_IMPL_P(, NAME, 4, (T1, a1, T2, a2, T3, a3, T4, a4))
+#define SPOOL_TASK_5(RTYPE, NAME, T1, a1, T2, a2, T3, a3, T4, a4, T5, a5)                          \
+    SPOOL__TASK(RTYPE, NAME, 5, (T1, a1, T2, a2, T3, a3, T4, a4, T5, a5))
+#define SPOOL_VOID_TASK_5(NAME, T1, a1, T2, a2, T3, a3, T4, a4, T5, a5)                            \
+    SPOOL__VOID_TASK(NAME, 5, (T1, a1, T2, a2, T3, a3, T4, a4, T5, a5))
+#define SPOOL_TASK_DECL_5(RTYPE, NAME, T1, T2, T3, T4, T5)                                         \
+    SPOOL__TASK_DECL(, RTYPE, NAME, 5, (T1, T2, T3, T4, T5))
+#define SPOOL_VOID_TASK_DECL_5(NAME, T1, T2, T3, T4, T5)                                           \
+    SPOOL__VOID_TASK_DECL(, NAME, 5, (T1, T2, T3, T4, T5))
+#define SPOOL_TASK_IMPL_5(RTYPE, NAME, T1, a1, T2, a2, T3, a3, T4, a4, T5, a5)                     \
+    SPOOL__TASK_IMPL_P(, RTYPE, NAME, 5, (T1, a1, T2, a2, T3, a3, T4, a4, T5, a5))
+#define SPOOL_VOID_TASK_IMPL_5(NAME, T1, a1, T2, a2, T3, a3, T4, a4, T5, a5)                       \
+    SPOOL__VOID_TASK_IMPL_P(, NAME, 5, (T1, a1, T2, a2, T3, a3, T4, a4, T5, a5))
+#define SPOOL_TASK_6(RTYPE, NAME, T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6)                  \
+    SPOOL__TASK(RTYPE, NAME, 6, (T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6))
+#define SPOOL_VOID_TASK_6(NAME, T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6)                    \
+    SPOOL__VOID_TASK(NAME, 6, (T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6))
+#define SPOOL_TASK_DECL_6(RTYPE, NAME, T1, T2, T3, T4, T5, T6)                                     \
+    SPOOL__TASK_DECL(, RTYPE, NAME, 6, (T1, T2, T3, T4, T5, T6))
+#define SPOOL_VOID_TASK_DECL_6(NAME, T1, T2, T3, T4, T5, T6)                                       \
+    SPOOL__VOID_TASK_DECL(, NAME, 6, (T1, T2, T3, T4, T5, T6))
+#define SPOOL_TASK_IMPL_6(RTYPE, NAME, T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6)             \
+    SPOOL__TASK_IMPL_P(, RTYPE, NAME, 6, (T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6))
+#define SPOOL_VOID_TASK_IMPL_6(NAME, T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6)               \
+    SPOOL__VOID_TASK_IMPL_P(, NAME, 6, (T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6))
 
 /* Spawning, calling and syncing, in a task's body (see the opening
  * comment). */

@@ -48,8 +48,41 @@ done
 printf '#include <spool_loop.h>\nint main(void) { spool_for_opts_t o = {0, 0, 0}; return spool_version() == 0 && o.min_len == 0; }\n' >"$tmp/loop.c"
 printf '#include <spool_task.h>\nint main(void) { spool_task_t *t = NULL; return spool_version() == 0 && t == NULL; }\n' >"$tmp/task.c"
 printf '#include <spool_trace.h>\nint main(void) { spool_worker_stats_t st = {0}; return spool_version() == 0 && st.steals == 0; }\n' >"$tmp/trace.c"
-for f in loop task trace; do
+printf '#include <spool_broadcast.h>\nstatic void b(void *c, unsigned i, unsigned n) { (void)c; (void)i; (void)n; }\nint main(void) { return spool_broadcast(b, NULL); }\n' >"$tmp/broadcast.c"
+for f in loop task trace broadcast; do
   for cc in gcc clang; do try $cc c11 "$tmp/$f.c"; done
+done
+# spool_typed.h (C11 and later, gcc and clang): a task of each kind, with
+# -Wshadow -Wstrict-prototypes -Wmissing-prototypes too.
+cat >"$tmp/typed.c" <<'C'
+#include <spool_typed.h>
+#include <spool_typed.h>
+SPOOL_TASK_DECL_1(long, fib, long);
+SPOOL_TASK_IMPL_1(long, fib, long, n)
+{
+    if (n < 2)
+        return n;
+    SPOOL_SPAWN(fib, n - 2);
+    long a = SPOOL_CALL(fib, n - 1);
+    return a + SPOOL_SYNC(fib);
+}
+SPOOL_VOID_TASK_0(nothing) {}
+int main(void)
+{
+    SPOOL_RUN(nothing);
+    return SPOOL_RUN(fib, 10) == 55 ? 0 : 1;
+}
+C
+for cc in gcc clang; do
+  for std in c11 c17 gnu11; do
+    command -v $cc >/dev/null 2>&1 || [ $cc = gcc ] || continue
+    if ! $cc -std=$std -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+         -Werror -I "$src/include" -c "$tmp/typed.c" -o "$tmp/typed.o"; then
+      echo "header_modes: spool_typed.h fails with $cc -std=$std" >&2
+      exit 1
+    fi
+    checked=$((checked + 1))
+  done
 done
 # spool.hpp: C++17 and C++20, with -Wshadow too.
 cat >"$tmp/hpp.cpp" <<'CPP'

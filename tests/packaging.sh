@@ -23,7 +23,7 @@ step "install to $prefix"
 cmake --install "$build" --prefix "$prefix" >/dev/null
 pc=$(find "$prefix" -name spool.pc)
 libdir=$(dirname "$(dirname "$pc")")
-for f in include/spool.h include/spool_loop.h include/spool_task.h include/spool_trace.h \
+for f in include/spool.h include/spool_loop.h include/spool_task.h include/spool_trace.h include/spool_broadcast.h \
          include/spool_inline.h include/spool_typed.h include/spool.hpp include/spool_loop.hpp include/spool_task.hpp; do test -f "$prefix/$f"; done
 test -f "$libdir/libspool.a"
 test -L "$libdir/libspool.so"
