@@ -188,8 +188,8 @@ SPOOL_TASK_1(int, elsewhere, int, spawner)
 {
     volatile long x = 0;
     for (long i = 0; i < 20000; i++)
-        x += i;
-    return spool_current_thread_index() != spawner;
+        x = x + i;
+    return spool_current_thread_index() != spawner && x > 0;
 }
 
 SPOOL_TASK_1(long, count_stolen, int, k)
