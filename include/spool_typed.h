@@ -160,9 +160,11 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
         spool_fork_inline(&spool__f->spool__fork, NAME##_spool_steal, spool__f);                   \
     }
 
-/* Value tasks. */
-#define SPOOL__TASK_DECL(LINK, RTYPE, NAME, N, TYPES)                                              \
-    SPOOL__TASK_FRAME(NAME, N, TYPES, RTYPE spool__res;);                                          \
+/* A task's declaration, value or void: RESFIELD is the result's field in
+ * the frame (none for void), SET what stores a body's result there, GET
+ * the expression that reads it back, RET what returns a value. */
+#define SPOOL__TASK_DECL_(LINK, RTYPE, NAME, N, TYPES, RESFIELD, SET, GET, RET)                    \
+    SPOOL__TASK_FRAME(NAME, N, TYPES, RESFIELD);                                                   \
     LINK RTYPE NAME##_spool_body(char *spool__top SPOOL__TCAT(SPOOL__TP_, N) TYPES);               \
     static inline __attribute__((unused)) void NAME##_spool_steal(void *spool__p)                  \
     {                                                                                              \
@@ -170,7 +172,8 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
         char *spool__top = spool__typed_top_v3;                                                    \
         if (__builtin_expect(spool__top == (char *)0, 0))                                          \
             spool__top = spool__typed_enter_v3();                                                  \
-        spool__f->spool__res = NAME##_spool_body(spool__top SPOOL__TCAT(SPOOL__TL_, N)(spool__f)); \
+        (void)spool__f; /* void, no arguments: unused */                                           \
+        SET NAME##_spool_body(spool__top SPOOL__TCAT(SPOOL__TL_, N)(spool__f));                    \
     }                                                                                              \
     SPOOL__TASK_SPAWN(NAME, N, TYPES)                                                              \
     static inline __attribute__((always_inline, unused)) RTYPE NAME##_spool_sync(char **spool__tp) \
@@ -179,12 +182,11 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
             (struct NAME##_spool_frame *)(void *)(*spool__tp - SPOOL__TFRAME_SIZE(NAME));          \
         SPOOL__TCHECK_NEWEST(spool__f, NAME);                                                      \
         *spool__tp = (char *)spool__f;                                                             \
-        if (__builtin_expect(spool_sync_inline(&spool__f->spool__fork), 1)) {                      \
-            spool__typed_top_v3 = (char *)spool__f;                                                \
-            return NAME##_spool_body((char *)spool__f SPOOL__TCAT(SPOOL__TL_, N)(spool__f));       \
-        }                                                                                          \
+        int spool__mine = spool_sync_inline(&spool__f->spool__fork);                               \
         spool__typed_top_v3 = (char *)spool__f;                                                    \
-        return spool__f->spool__res;                                                               \
+        if (__builtin_expect(spool__mine, 1))                                                      \
+            RET NAME##_spool_body((char *)spool__f SPOOL__TCAT(SPOOL__TL_, N)(spool__f));          \
+        RET GET;                                                                                   \
     }                                                                                              \
     static inline __attribute__((unused)) RTYPE NAME##_spool_run(spool_pool_t *spool__pool,        \
                                          int spool__in SPOOL__TCAT(SPOOL__TP_, N) TYPES)           \
@@ -193,9 +195,14 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
         struct NAME##_spool_frame *spool__f = &spool__frame;                                       \
         SPOOL__TCAT(SPOOL__TS_, N)(spool__f)                                                       \
         spool__typed_run_v3(spool__pool, spool__in, NAME##_spool_steal, spool__f);                 \
-        return spool__f->spool__res;                                                               \
+        RET GET;                                                                                   \
     }                                                                                              \
     struct NAME##_spool_frame
+
+/* Value tasks. */
+#define SPOOL__TASK_DECL(LINK, RTYPE, NAME, N, TYPES)                                              \
+    SPOOL__TASK_DECL_(LINK, RTYPE, NAME, N, TYPES, RTYPE spool__res;, spool__f->spool__res =,      \
+                      spool__f->spool__res, return)
 
 #define SPOOL__TASK_IMPL(LINK, RTYPE, NAME, N, TYPES, PAIRS)                                       \
     static inline RTYPE NAME##_spool_impl(char *spool__top SPOOL__TCAT(SPOOL__TT_, N) TYPES);      \
@@ -214,38 +221,7 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
 
 /* Void tasks: the same without a result. */
 #define SPOOL__VOID_TASK_DECL(LINK, NAME, N, TYPES)                                                \
-    SPOOL__TASK_FRAME(NAME, N, TYPES, );                                                           \
-    LINK void NAME##_spool_body(char *spool__top SPOOL__TCAT(SPOOL__TP_, N) TYPES);                \
-    static inline __attribute__((unused)) void NAME##_spool_steal(void *spool__p)                  \
-    {                                                                                              \
-        struct NAME##_spool_frame *spool__f = (struct NAME##_spool_frame *)spool__p;               \
-        char *spool__top = spool__typed_top_v3;                                                    \
-        if (__builtin_expect(spool__top == (char *)0, 0))                                          \
-            spool__top = spool__typed_enter_v3();                                                  \
-        (void)spool__f; /* no arguments: unused */                                                 \
-        NAME##_spool_body(spool__top SPOOL__TCAT(SPOOL__TL_, N)(spool__f));                        \
-    }                                                                                              \
-    SPOOL__TASK_SPAWN(NAME, N, TYPES)                                                              \
-    static inline __attribute__((always_inline, unused)) void NAME##_spool_sync(char **spool__tp)  \
-    {                                                                                              \
-        struct NAME##_spool_frame *spool__f =                                                      \
-            (struct NAME##_spool_frame *)(void *)(*spool__tp - SPOOL__TFRAME_SIZE(NAME));          \
-        SPOOL__TCHECK_NEWEST(spool__f, NAME);                                                      \
-        *spool__tp = (char *)spool__f;                                                             \
-        int spool__mine = spool_sync_inline(&spool__f->spool__fork);                               \
-        spool__typed_top_v3 = (char *)spool__f;                                                    \
-        if (__builtin_expect(spool__mine, 1))                                                      \
-            NAME##_spool_body((char *)spool__f SPOOL__TCAT(SPOOL__TL_, N)(spool__f));              \
-    }                                                                                              \
-    static inline __attribute__((unused)) void NAME##_spool_run(spool_pool_t *spool__pool,         \
-                                        int spool__in SPOOL__TCAT(SPOOL__TP_, N) TYPES)            \
-    {                                                                                              \
-        struct NAME##_spool_frame spool__frame;                                                    \
-        struct NAME##_spool_frame *spool__f = &spool__frame;                                       \
-        SPOOL__TCAT(SPOOL__TS_, N)(spool__f)                                                       \
-        spool__typed_run_v3(spool__pool, spool__in, NAME##_spool_steal, spool__f);                 \
-    }                                                                                              \
-    struct NAME##_spool_frame
+    SPOOL__TASK_DECL_(LINK, void, NAME, N, TYPES, , , (void)0, )
 
 #define SPOOL__VOID_TASK_IMPL(LINK, NAME, N, TYPES, PAIRS)                                         \
     static inline void NAME##_spool_impl(char *spool__top SPOOL__TCAT(SPOOL__TT_, N) TYPES);       \
