@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,30 +21,6 @@ typedef struct spool__task_waiter {
         spool__lock_latch_t lock; /* an outside thread's, which blocks */
     };
 } task_waiter_t;
-
-/* ---- the per-task lock ---------------------------------------------------- */
-
-static void task_lock(spool_task_t *t)
-{
-    /* Acquire pairs with the release store in task_unlock: what the last
-     * holder did under the lock is visible.  The sections are a few stores,
-     * so contention is rare and brief. */
-    unsigned spins = 0;
-    while (atomic_exchange_explicit(&t->lock, 1, memory_order_acquire) != 0) {
-        while (atomic_load_explicit(&t->lock, memory_order_relaxed) != 0) {
-            if (++spins < 64)
-                spool__cpu_relax();
-            else
-                sched_yield();
-        }
-    }
-}
-
-static void task_unlock(spool_task_t *t)
-{
-    /* Release pairs with the acquire exchange in task_lock. */
-    atomic_store_explicit(&t->lock, 0, memory_order_release);
-}
 
 /* ---- memory ----------------------------------------------------------------- */
 
@@ -72,13 +47,7 @@ static void task_free(spool_task_t *t)
     spool__pool_unref(pool); /* after the put: the depot is the pool's */
 }
 
-static void task_ref(spool_task_t *t)
-{
-    /* Relaxed: the caller holds a reference already. */
-    atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
-}
-
-static void task_unref(spool_task_t *t)
+void spool__task_unref(spool_task_t *t)
 {
     /* Acq_rel: the last one out sees every other holder's use finished. */
     if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) == 1)
@@ -172,7 +141,7 @@ static bool push_cancel(spool_task_t ***list, size_t *n, size_t *cap, spool_task
 static void task_finish(spool_task_t *t, int final, spool_task_t ***cancel_out, size_t *ncancel,
                         size_t *cancel_cap)
 {
-    task_lock(t);
+    spool__task_lock(t);
     t->finished = true;
     spool_task_t **succ = t->succ;
     size_t nsucc = t->nsucc;
@@ -180,7 +149,7 @@ static void task_finish(spool_task_t *t, int final, spool_task_t ***cancel_out, 
     t->waiters = NULL;
     spool_completions_t *cq = t->cq;
     void *tag = t->tag;
-    task_unlock(t);
+    spool__task_unlock(t);
     /* Nothing joins the lists once finished: read them without the lock.
      * The tag first, so that a reader of the queue finds the task done. */
     if (cq != NULL)
@@ -190,11 +159,11 @@ static void task_finish(spool_task_t *t, int final, spool_task_t ***cancel_out, 
         spool_task_t *s = succ[i];
         if (final == SPOOL__TASK_DONE) {
             predecessor_done(s);
-            task_unref(s);
+            spool__task_unref(s);
         } else if (cancel_out == NULL || !push_cancel(cancel_out, ncancel, cancel_cap, s)) {
             /* (Out of memory for the work list: recursion instead.) */
             cancel_tree(s);
-            task_unref(s);
+            spool__task_unref(s);
         }
     }
 }
@@ -225,7 +194,7 @@ static void cancelled_from(spool_task_t *t, int from, spool_task_t ***list, size
     task_finish(t, SPOOL__TASK_CANCELLED, list, n, cap);
     if (from == SPOOL__TASK_WAITING) {
         spool__pool_work_done(t->pool);
-        task_unref(t);
+        spool__task_unref(t);
     }
 }
 
@@ -244,7 +213,7 @@ static void cancel_tree(spool_task_t *t)
         if (from == SPOOL__TASK_CREATED || from == SPOOL__TASK_WAITING ||
             from == SPOOL__TASK_READY)
             cancelled_from(s, from, &list, &n, &cap);
-        task_unref(s); /* the predecessor's list entry */
+        spool__task_unref(s); /* the predecessor's list entry */
     }
     free(list);
 }
@@ -286,7 +255,7 @@ static void task_execute(spool__job_t *job)
     /* Run (here or by a waiter) or cancelled while queued: the scheduler's
      * hold ends here. */
     spool__pool_work_done(pool);
-    task_unref(t);
+    spool__task_unref(t);
 }
 
 static void task_describe(const spool__job_t *job, spool__job_info_t *info)
@@ -346,66 +315,6 @@ int spool_task_create(spool_pool_t *pool, spool_fn fn, void *arg, spool_task_t *
 /* The graph lock: precede is the only writer of successor lists of
  * unfinished tasks, so holding it makes the cycle check's view stable. */
 static pthread_mutex_t graph_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t graph_epoch; /* guarded by graph_lock */
-
-/* Graph lock held: can `from` reach `to` through successor lists?  1 yes,
- * 0 no, -1 out of memory.  Each node visited is referenced while it is on
- * the walk's stack (a predecessor finishing meanwhile drops its list's
- * reference).  A task with no successor reaches nothing: the common case
- * of a graph built forwards costs no walk. */
-static int reaches(spool_task_t *from, spool_task_t *to)
-{
-    task_lock(from);
-    bool leaf = from->finished || from->nsucc == 0;
-    task_unlock(from);
-    if (leaf)
-        return from == to;
-    uint64_t epoch = ++graph_epoch;
-    spool_task_t *small[64];
-    spool_task_t **stack = small;
-    size_t n = 0, cap = sizeof small / sizeof *small;
-    task_ref(from);
-    stack[n++] = from;
-    from->visit = epoch;
-    int found = 0;
-    while (n > 0) {
-        spool_task_t *x = stack[--n];
-        if (x == to)
-            found = 1;
-        task_lock(x);
-        for (size_t i = 0; found == 0 && !x->finished && i < x->nsucc; i++) {
-            spool_task_t *y = x->succ[i];
-            if (y->visit == epoch)
-                continue;
-            if (n == cap) {
-                spool_task_t **grown = NULL;
-                if (!spool__test_alloc_fails())
-                    grown = stack == small ? malloc(2 * cap * sizeof *grown)
-                                           : realloc(stack, 2 * cap * sizeof *grown);
-                if (grown == NULL) {
-                    found = -1;
-                    break;
-                }
-                if (stack == small)
-                    memcpy(grown, small, sizeof small);
-                stack = grown;
-                cap *= 2;
-            }
-            y->visit = epoch;
-            task_ref(y);
-            stack[n++] = y;
-        }
-        task_unlock(x);
-        task_unref(x);
-        if (found != 0) {
-            while (n > 0)
-                task_unref(stack[--n]);
-        }
-    }
-    if (stack != small)
-        free(stack);
-    return found;
-}
 
 /* t's lock held: room for one more successor. */
 static bool successor_room(spool_task_t *t)
@@ -436,14 +345,14 @@ int spool_task_precede(spool_task_t *a, spool_task_t *b)
         pthread_mutex_unlock(&graph_lock);
         return EINVAL;
     }
-    int r = reaches(b, a);
+    int r = spool__task_reaches(b, a);
     if (r != 0) {
         pthread_mutex_unlock(&graph_lock);
         return r > 0 ? EINVAL : ENOMEM;
     }
     int err = 0;
     bool cancel_b = false;
-    task_lock(a);
+    spool__task_lock(a);
     if (a->finished) {
         /* An a that ran adds nothing; one that was cancelled cancels b. */
         cancel_b = atomic_load_explicit(&a->state, memory_order_acquire) == SPOOL__TASK_CANCELLED;
@@ -453,10 +362,10 @@ int spool_task_precede(spool_task_t *a, spool_task_t *b)
         /* Before the entry: a's finish may decrement at once. */
         atomic_fetch_add_explicit(&b->pending, 1, memory_order_relaxed);
         SPOOL__COUNT(rmw_counts);
-        task_ref(b);
+        spool__task_ref(b);
         a->succ[a->nsucc++] = b;
     }
-    task_unlock(a);
+    spool__task_unlock(a);
     pthread_mutex_unlock(&graph_lock);
     if (cancel_b)
         cancel_tree(b);
@@ -467,7 +376,7 @@ int spool_task_notify(spool_task_t *task, spool_completions_t *cq, void *tag)
 {
     if (task == NULL || cq == NULL)
         return EINVAL;
-    task_lock(task);
+    spool__task_lock(task);
     int err = 0;
     if (atomic_load_explicit(&task->state, memory_order_acquire) != SPOOL__TASK_CREATED)
         err = EINVAL;
@@ -479,7 +388,7 @@ int spool_task_notify(spool_task_t *task, spool_completions_t *cq, void *tag)
         task->cq = cq;
         task->tag = tag;
     }
-    task_unlock(task);
+    spool__task_unlock(task);
     return err;
 }
 
@@ -503,12 +412,12 @@ int spool_task_submit(spool_task_t *task)
             return err;
         }
     }
-    task_ref(task); /* the scheduler's */
+    spool__task_ref(task); /* the scheduler's */
     int expected = SPOOL__TASK_CREATED;
     /* Acq_rel: one order with the canceller's CAS and precede's look. */
     if (!atomic_compare_exchange_strong_explicit(&task->state, &expected, SPOOL__TASK_WAITING,
                                                  memory_order_acq_rel, memory_order_acquire)) {
-        task_unref(task);
+        spool__task_unref(task);
         spool__pool_work_done(pool);
         return EINVAL;
     }
@@ -529,13 +438,13 @@ int spool_task_wait(spool_task_t *task)
         task_run(task);
         return 0;
     }
-    task_lock(task);
+    spool__task_lock(task);
     if (task->finished) {
-        task_unlock(task);
+        spool__task_unlock(task);
         return 0;
     }
     if (atomic_load_explicit(&task->state, memory_order_acquire) == SPOOL__TASK_CREATED) {
-        task_unlock(task);
+        spool__task_unlock(task);
         return EDEADLK;
     }
     wt.on_worker = w != NULL;
@@ -543,7 +452,7 @@ int spool_task_wait(spool_task_t *task)
         /* Cross: the setter may run in another pool. */
         spool__spin_latch_init(&wt.spin, w, true);
     } else if (spool__lock_latch_init(&wt.lock) != 0) {
-        task_unlock(task);
+        spool__task_unlock(task);
         /* No latch to block on: poll, as a yield loop. */
         while (!spool_task_done(task))
             sched_yield();
@@ -551,7 +460,7 @@ int spool_task_wait(spool_task_t *task)
     }
     wt.next = task->waiters;
     task->waiters = &wt;
-    task_unlock(task);
+    spool__task_unlock(task);
     if (wt.on_worker) {
         spool__wait_until(w, &wt.spin.core);
     } else {
@@ -600,5 +509,5 @@ void spool_task_release(spool_task_t *task)
      * posted, its successors cancelled). */
     if (atomic_load_explicit(&task->state, memory_order_acquire) == SPOOL__TASK_CREATED)
         cancel_tree(task);
-    task_unref(task);
+    spool__task_unref(task);
 }

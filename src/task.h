@@ -5,6 +5,7 @@
 #ifndef SPOOL_TASK_H
 #define SPOOL_TASK_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -54,8 +55,44 @@ struct spool_task {
     struct spool__task_waiter *waiters;
     spool_completions_t *cq; /* set before submit, read once at the end */
     void *tag;
-    uint64_t visit; /* the cycle check's mark, under task.c's graph lock */
+    uint64_t visit; /* the cycle check's mark (task_graph.c), under the graph lock */
 };
+
+/* The per-task spin lock.  Its sections are a few stores, so contention
+ * is rare and brief. */
+static inline void spool__task_lock(spool_task_t *t)
+{
+    /* Acquire pairs with the release store in spool__task_unlock: what the
+     * last holder did under the lock is visible. */
+    unsigned spins = 0;
+    while (atomic_exchange_explicit(&t->lock, 1, memory_order_acquire) != 0) {
+        while (atomic_load_explicit(&t->lock, memory_order_relaxed) != 0) {
+            if (++spins < 64)
+                spool__cpu_relax();
+            else
+                sched_yield();
+        }
+    }
+}
+
+static inline void spool__task_unlock(spool_task_t *t)
+{
+    /* Release pairs with the acquire exchange in spool__task_lock. */
+    atomic_store_explicit(&t->lock, 0, memory_order_release);
+}
+
+static inline void spool__task_ref(spool_task_t *t)
+{
+    /* Relaxed: the caller holds a reference already. */
+    atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
+}
+
+/* Drops a reference; the last one frees the task (task.c). */
+void spool__task_unref(spool_task_t *t);
+
+/* task.c's graph lock held: can `from` reach `to` through successor
+ * lists?  1 yes, 0 no, -1 out of memory (task_graph.c). */
+int spool__task_reaches(spool_task_t *from, spool_task_t *to);
 
 /* Completion queues (completions.c): a slot for one post is reserved when a
  * task is given the queue, so that the post cannot fail. */
