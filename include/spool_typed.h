@@ -130,10 +130,8 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
          : (void)0)
 #endif
 
-/* What a task's declaration makes: its frame (the fork, its arguments, its
- * result), its body's prototype, and the spawn, sync, steal and run that
- * the public macros call.  RES is the result's field and VOIDNESS picks
- * the value or void forms below. */
+/* A task's frame on the frame stack: the fork, its arguments, its result
+ * (RESFIELD; none for a void task). */
 #define SPOOL__TASK_FRAME(NAME, N, TYPES, RESFIELD)                                                \
     struct NAME##_spool_frame {                                                                    \
         spool_fork_t spool__fork;                                                                  \
@@ -144,8 +142,8 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
 
 /* The spawn: the frame on the frame stack, its arguments stored, the fork
  * offered to thieves.  The new top stays in the caller's variable and is
- * stored for the library (a store only: no fork loads what another
- * stored). */
+ * stored for the library (a store only: no spawn loads the top that
+ * another stored). */
 #define SPOOL__TASK_SPAWN(NAME, N, TYPES)                                                          \
     static inline __attribute__((always_inline, unused)) void NAME##_spool_spawn(                  \
         char **spool__tp SPOOL__TCAT(SPOOL__TP_, N) TYPES)                                         \
@@ -205,7 +203,7 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
                       spool__f->spool__res, return)
 
 #define SPOOL__TASK_IMPL(LINK, RTYPE, NAME, N, TYPES, PAIRS)                                       \
-    static inline RTYPE NAME##_spool_impl(char *spool__top SPOOL__TCAT(SPOOL__TT_, N) TYPES);      \
+    static inline RTYPE NAME##_spool_impl(char *spool__top SPOOL__TCAT(SPOOL__TP_, N) TYPES);      \
     LINK RTYPE NAME##_spool_body(char *spool__top SPOOL__TCAT(SPOOL__TP_, N) TYPES)                \
     {                                                                                              \
         RTYPE spool__r = NAME##_spool_impl(spool__top SPOOL__TCAT(SPOOL__TA_, N));                 \
@@ -215,7 +213,7 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
     static inline RTYPE NAME##_spool_impl(char *spool__task_top __attribute__((unused))            \
                                               SPOOL__TCAT(SPOOL__NP_, N) PAIRS)
 
-#define SPOOL__TASK(RTYPE, NAME, N, PAIRS)                                                  \
+#define SPOOL__TASK(RTYPE, NAME, N, PAIRS)                                                         \
     SPOOL__TASK_DECL(static, RTYPE, NAME, N, SPOOL__TCAT(SPOOL__NT_, N) PAIRS);                    \
     SPOOL__TASK_IMPL_P(static, RTYPE, NAME, N, PAIRS)
 
@@ -224,7 +222,7 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
     SPOOL__TASK_DECL_(LINK, void, NAME, N, TYPES, , , (void)0, )
 
 #define SPOOL__VOID_TASK_IMPL(LINK, NAME, N, TYPES, PAIRS)                                         \
-    static inline void NAME##_spool_impl(char *spool__top SPOOL__TCAT(SPOOL__TT_, N) TYPES);       \
+    static inline void NAME##_spool_impl(char *spool__top SPOOL__TCAT(SPOOL__TP_, N) TYPES);       \
     LINK void NAME##_spool_body(char *spool__top SPOOL__TCAT(SPOOL__TP_, N) TYPES)                 \
     {                                                                                              \
         NAME##_spool_impl(spool__top SPOOL__TCAT(SPOOL__TA_, N));                                  \
@@ -233,7 +231,7 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
     static inline void NAME##_spool_impl(char *spool__task_top __attribute__((unused))             \
                                              SPOOL__TCAT(SPOOL__NP_, N) PAIRS)
 
-#define SPOOL__VOID_TASK(NAME, N, PAIRS)                                                    \
+#define SPOOL__VOID_TASK(NAME, N, PAIRS)                                                           \
     SPOOL__VOID_TASK_DECL(static, NAME, N, SPOOL__TCAT(SPOOL__NT_, N) PAIRS);                      \
     SPOOL__VOID_TASK_IMPL_P(static, NAME, N, PAIRS)
 
@@ -251,7 +249,7 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
 #define SPOOL__TRUN_1(pool, in, NAME) NAME##_spool_run(pool, in)
 #define SPOOL__TRUN_M(pool, in, NAME, ...) NAME##_spool_run(pool, in, __VA_ARGS__)
 
-/* Per number of parameters: fields, parameters, types, names, stores and loads. */
+/* Per number of parameters: fields, parameters, names, stores and loads. */
 #define SPOOL__TF_0()
 #define SPOOL__TF_1(T1) T1 spool__a1;
 #define SPOOL__TF_2(T1, T2) T1 spool__a1; T2 spool__a2;
@@ -270,13 +268,6 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
     , T5 spool__a5
 #define SPOOL__TP_6(T1, T2, T3, T4, T5, T6) , T1 spool__a1, T2 spool__a2, T3 spool__a3             \
     , T4 spool__a4, T5 spool__a5, T6 spool__a6
-#define SPOOL__TT_0()
-#define SPOOL__TT_1(T1) , T1
-#define SPOOL__TT_2(T1, T2) , T1, T2
-#define SPOOL__TT_3(T1, T2, T3) , T1, T2, T3
-#define SPOOL__TT_4(T1, T2, T3, T4) , T1, T2, T3, T4
-#define SPOOL__TT_5(T1, T2, T3, T4, T5) , T1, T2, T3, T4, T5
-#define SPOOL__TT_6(T1, T2, T3, T4, T5, T6) , T1, T2, T3, T4, T5, T6
 #define SPOOL__TA_0
 #define SPOOL__TA_1 , spool__a1
 #define SPOOL__TA_2 , spool__a1, spool__a2

@@ -4,7 +4,6 @@
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <sys/mman.h>
 
 #include "global.h"
@@ -56,9 +55,9 @@ char *spool__typed_enter_v3(void)
 
 static _Noreturn void abort_naming(const char *what, const char *name)
 {
-    fprintf(stderr, "spool: typed task %s: %s\n", name, what);
-    fflush(stderr);
-    abort();
+    char msg[256];
+    snprintf(msg, sizeof msg, "typed task %s: %s", name, what);
+    spool__abort(msg);
 }
 
 void spool__typed_overflow_v3(const char *name)

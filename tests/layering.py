@@ -124,7 +124,7 @@ def main():
         print("layering: " + p, file=sys.stderr)
     if found:
         return 1
-    circle = set().union(*circles(edges)) if circles(edges) else set()
+    circle = set().union(set(), *circles(edges))
     print(f"layering: {len(edges)} modules; the lower layers do not reach the worker; "
           f"one known circle of {len(circle)} modules, no other")
     return 0
