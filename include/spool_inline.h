@@ -60,7 +60,7 @@ extern "C" {
 /* A job as the library's deques hold it; spool_join's b is one. */
 struct spool__job;
 
-/* b of a join, on the joining worker's stack (src/join.c's join_job_t).
+/* b of a join, on the joining worker's stack (src/join/join.c's join_job_t).
  * latch is 0 until a thief that ran b sets it.  A fork that pushed nothing
  * (outside any pool, or no room) leaves execute NULL. */
 struct spool__join_frame_v3 {
@@ -114,7 +114,7 @@ SPOOL__INLINE void spool__join_frame_init_v3(struct spool__join_frame_v3 *frame,
 
 #if defined(__GNUC__)
 
-/* The owner's part of a worker's deque (src/deque.h, from bottom on):
+/* The owner's part of a worker's deque (src/deque/deque.h, from bottom on):
  * jobs at indices below bottom; the fast push needs bottom < limit, the
  * fast pop bottom - 1 >= floor.  Between floor and limit the slots lie in
  * one run of the buffer (a window, deque.md): the slot of index i is at
@@ -168,7 +168,7 @@ spool__fork_slot_v3(struct spool__fork_owner_v3 *owner, int64_t i)
     return (struct spool__job **)(owner->base + (uintptr_t)i * sizeof(struct spool__job *));
 }
 
-/* The owner's fast push and pop: the library's own (src/deque.h calls
+/* The owner's fast push and pop: the library's own (src/deque/deque.h calls
  * these), relaxed, the owner's own words; thieves see a job only once the
  * library publishes it.  The push fails when the buffer is full or the
  * public part ran out (limit), the pop when the newest job is public or a

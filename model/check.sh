@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Model-checks src/sleep.md's protocol with spin (model/sleep.pml), and the
+# Model-checks src/sleep/sleep.md's protocol with spin (model/sleep.pml), and the
 # lock latch of outside waiters (model/lock_latch.pml):
 #  - the protocol as built: no invalid end state (no lost wake-up, no
 #    deadlock) and no assertion failure, over the whole state space;
@@ -16,7 +16,7 @@
 #    each of its deliberate bugs, which spin must find;
 #  - the caller slot's hand-over (model/caller.pml): as built, and with each
 #    of its deliberate bugs, which spin must find;
-#  - the wait layer's joint invariant (model/wait.pml, src/wait.md): as
+#  - the wait layer's joint invariant (model/wait.pml, src/registry/wait.md): as
 #    built, and with one deliberate bug per mechanism, which spin must find.
 #
 # Bounds.  The largest state spaces (the sleep protocol with two injected
@@ -39,8 +39,10 @@ case "${1:-}" in
 esac
 # The modelled sources: the models, this script, and the code they model.
 sources_hash() {
-  (cd "$root" && cat model/*.pml model/check.sh src/sleep.c src/sleep.h src/latch.c src/latch.h \
-     src/caller.c src/caller.h src/caller_slot.h src/wait.c src/wait.h | sha256sum | cut -d' ' -f1)
+  (cd "$root" && cat model/*.pml model/check.sh src/sleep/sleep.c src/sleep/sleep.h \
+     src/sleep/latch.c src/sleep/latch.h src/registry/latch_set.c \
+     src/registry/caller.c src/registry/caller.h src/registry/caller_slot.h \
+     src/registry/wait.c src/registry/wait.h | sha256sum | cut -d' ' -f1)
 }
 hash=$(sources_hash)
 if [ "$mode" = auto ]; then

@@ -1,5 +1,5 @@
 /*
- * A model of an isolated waiter's sleep and wake-up (src/isolate.md), for
+ * A model of an isolated waiter's sleep and wake-up (src/isolate/isolate.md), for
  * spin.
  *
  * Worker W waits inside isolation region R on its latch L: it searches

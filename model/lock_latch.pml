@@ -1,5 +1,5 @@
 /*
- * The lock latch (src/latch.h, latch.c): how a thread outside any pool waits
+ * The lock latch (src/sleep/latch.h, latch.c): how a thread outside any pool waits
  * for a job, and when it may free the latch.  spin explores every
  * interleaving of one setter and one waiter.
  *

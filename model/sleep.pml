@@ -1,5 +1,5 @@
 /*
- * A model of spool's sleep protocol and core latch (src/sleep.md), for spin.
+ * A model of spool's sleep protocol and core latch (src/sleep/sleep.md), for spin.
  *
  * Workers search for work (a deque job, injected jobs), get sleepy, and sleep
  * on a mutex + condvar, following the fall-asleep protocol step by step.
@@ -29,7 +29,7 @@
  * only its own queue's jobs; an ordinary search may miss them, the final
  * check after SleepFence may not.
  *
- * -DSPLIT: the split deque (src/deque.md).  Worker 0 also pushes a private
+ * -DSPLIT: the split deque (src/deque/deque.md).  Worker 0 also pushes a private
  * job P after J (J, pushed on an empty deque, is public).  Searching workers
  * never see P; a search that finds worker 0's public part empty raises
  * demand.  After its task, worker 0 goes on forking (modelled: it blocks

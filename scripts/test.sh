@@ -6,7 +6,7 @@
 # under valgrind memcheck, the unit tests of the two other builds that
 # are shipped as options: -DSPOOL_STATS=ON and -DSPOOL_TRACE=OFF, and the
 # stress tests with every tuning constant drawn at random per process
-# (-DSPOOL_RANDOM_TUNING=ON, src/tuning.h), once more with the timeline on.
+# (-DSPOOL_RANDOM_TUNING=ON, src/platform/tuning.h), once more with the timeline on.
 # On Debian, run as root, it first installs whatever the build and the
 # tests need and lack.
 #

@@ -1,132 +1,142 @@
 #!/usr/bin/env python3
-"""The include layering of src/, checked over its #include lines.
+"""The layering of src/, checked over its #include lines against doc/design.md.
 
-A module is a file stem (worker.c and worker.h are the module worker); a
-module depends on another when one of its files includes the other's
-header.  Two rules:
+src/ has a folder per concept.  doc/design.md draws the layers in the first
+code block under "## Layers and files": one line per layer, from the top
+down, naming its folders as "name/".  Three rules:
 
- 1. The lower layers (the deque, the queues, job memory, contexts, the
-    platform) never reach the worker's module, directly or through others.
- 2. No circle of modules other than the one doc/design.md lists ("Where
-    the includes still point up"), and that one does not grow.  Breaking
-    it is the open part of the layout work; this keeps it from spreading.
+ 1. Every folder of src/ is in exactly one layer, and every folder named
+    there exists.
+ 2. A file includes, of src/'s headers, only those of its own folder and of
+    folders in lower layers (written "folder/name.h").  So the layers, and
+    therefore the folders, make no circle, and nothing below the registry
+    (the worker's folder) includes the worker's header.
+ 3. Every source file and protocol document of src/ is named in
+    doc/design.md as "folder/file".
 
-Before checking the tree it checks itself: an edge from the deque to the
-worker, and one from the worker to the scopes (a new circle), must each be
+Before checking the tree it checks itself: an include from the deque to the
+registry, one from the registry to the scopes, one between two folders of
+the same layer and a file the design page does not name must each be
 rejected.
 
-Usage: tests/layering.py SRC_DIR
+Usage: tests/layering.py SRC_DIR DESIGN_MD
 """
 import os
 import re
 import sys
 
-LOWER = {
-    "atomics", "block_cache", "context", "copy_arena", "deque", "fifo_queue",
-    "injector", "job", "job_cache", "places", "poison", "stats",
-}
-
-# The one circle today (doc/design.md, "Where the includes still point up").
-KNOWN_CIRCLE = {
-    "caller", "demand", "global", "job_fifo", "latch", "pace", "pool", "sleep",
-    "spawn", "trace", "trace_write", "tuning", "wait", "worker",
-}
-
-INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+)\.h"', re.M)
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+FOLDER = re.compile(r"(?<![\w/.])([a-z_]+)/(?=\s|$|\))")
 
 
-def module_graph(src):
-    stems = {f.rsplit(".", 1)[0] for f in os.listdir(src) if f.endswith((".c", ".h"))}
-    edges = {s: set() for s in stems}
-    for f in os.listdir(src):
-        if not f.endswith((".c", ".h")):
+def layers(design):
+    """The folders of each layer, bottom first, from design.md's drawing."""
+    text = design.split("## Layers and files", 1)
+    if len(text) != 2:
+        return None
+    block = re.search(r"```\n(.*?)```", text[1], re.S)
+    if block is None:
+        return None
+    out = []
+    for line in block.group(1).splitlines():
+        names = FOLDER.findall(line)
+        if names:
+            out.append(names)
+    return out[::-1]
+
+
+def tree(src):
+    """{folder: {file: [included src paths]}}"""
+    out = {}
+    for d in sorted(os.listdir(src)):
+        path = os.path.join(src, d)
+        if not os.path.isdir(path):
             continue
-        a = f.rsplit(".", 1)[0]
-        with open(os.path.join(src, f), encoding="utf-8") as fh:
-            for b in INCLUDE.findall(fh.read()):
-                if b != a and b in stems:
-                    edges[a].add(b)
-    return edges
-
-
-def circles(edges):
-    """Strongly connected components of two or more modules (Tarjan)."""
-    index, low, stack, on, out = {}, {}, [], set(), []
-    counter = [0]
-
-    def visit(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in sorted(edges[v]):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = set()
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.add(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                out.append(comp)
-
-    sys.setrecursionlimit(10000)
-    for v in sorted(edges):
-        if v not in index:
-            visit(v)
+        files = {}
+        for f in sorted(os.listdir(path)):
+            if f.endswith((".c", ".h")):
+                with open(os.path.join(path, f), encoding="utf-8") as fh:
+                    files[f] = INCLUDE.findall(fh.read())
+            elif f.endswith(".md"):
+                files[f] = []
+        out[d] = files
     return out
 
 
-def reaches(edges, start, goal):
-    seen, todo = set(), [start]
-    while todo:
-        v = todo.pop()
-        if v == goal:
-            return True
-        if v not in seen:
-            seen.add(v)
-            todo.extend(edges.get(v, ()))
-    return False
-
-
-def problems(edges):
+def problems(folders, rank_list, design):
     found = []
-    for m in sorted(LOWER & set(edges)):
-        if reaches(edges, m, "worker"):
-            found.append(f"lower layer {m} reaches the worker's module")
-    for c in circles(edges):
-        if not c <= KNOWN_CIRCLE:
-            found.append("a circle of modules beyond the known one: " + " ".join(sorted(c - KNOWN_CIRCLE)) +
-                         " (with " + " ".join(sorted(c & KNOWN_CIRCLE)) + ")")
+    rank = {}
+    for i, names in enumerate(rank_list):
+        for n in names:
+            if n in rank:
+                found.append(f"design.md: folder {n}/ is in two layers")
+            rank[n] = i
+    for d in folders:
+        if d not in rank:
+            found.append(f"src/{d}/ is in no layer of doc/design.md")
+    for d in rank:
+        if d not in folders:
+            found.append(f"design.md: layer folder {d}/ is not in src/")
+    for d, files in folders.items():
+        for f, includes in files.items():
+            if f"{d}/{f}" not in design:
+                found.append(f"src/{d}/{f} is not named in doc/design.md")
+            for inc in includes:
+                parts = inc.split("/")
+                if len(parts) == 1:
+                    if any(inc in other for other in folders.values()) and inc not in files:
+                        found.append(f"src/{d}/{f} includes {inc} without its folder")
+                    continue
+                to = parts[0]
+                if to == d or to not in folders:
+                    continue
+                if to in rank and d in rank and rank[to] >= rank[d]:
+                    where = "the same layer" if rank[to] == rank[d] else "a higher layer"
+                    found.append(f"src/{d}/{f} includes {inc}, of {where}")
     return found
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
-    edges = module_graph(sys.argv[1])
+    folders = tree(sys.argv[1])
+    with open(sys.argv[2], encoding="utf-8") as fh:
+        design = fh.read()
+    rank_list = layers(design)
+    if not rank_list:
+        print("layering: no layer drawing under '## Layers and files' in doc/design.md",
+              file=sys.stderr)
+        return 1
     # The check must reject broken trees before it passes this one.
-    for name, a, b in (("deque -> worker", "deque", "worker"), ("worker -> scope", "worker", "scope")):
-        broken = {k: set(v) for k, v in edges.items()}
-        broken[a].add(b)
-        if not problems(broken):
-            print(f"layering: the self-test edge {name} was not rejected", file=sys.stderr)
+    same = next((names for names in rank_list if len(names) > 1), None)
+    planted = [("deque -> registry", "deque", "registry/worker.h"),
+               ("registry -> scope", "registry", "scope/scope.h")]
+    if same is not None:
+        planted.append((f"{same[0]} -> {same[1]}", same[0], f"{same[1]}/x.h"))
+    for name, a, inc in planted:
+        broken = {k: {f: list(i) for f, i in v.items()} for k, v in folders.items()}
+        if a not in broken or not broken[a]:
+            print(f"layering: no folder {a}/ to plant {name} in", file=sys.stderr)
             return 1
-    found = problems(edges)
+        first = sorted(broken[a])[0]
+        broken[a][first].append(inc)
+        if not problems(broken, rank_list, design):
+            print(f"layering: the self-test include {name} was not rejected", file=sys.stderr)
+            return 1
+    unnamed = {k: dict(v) for k, v in folders.items()}
+    unnamed[sorted(unnamed)[0]]["unnamed_file.c"] = []
+    if not problems(unnamed, rank_list, design):
+        print("layering: the self-test's unnamed file was not rejected", file=sys.stderr)
+        return 1
+    found = problems(folders, rank_list, design)
     for p in found:
         print("layering: " + p, file=sys.stderr)
     if found:
         return 1
-    circle = set().union(set(), *circles(edges))
-    print(f"layering: {len(edges)} modules; the lower layers do not reach the worker; "
-          f"one known circle of {len(circle)} modules, no other")
+    nfiles = sum(len(v) for v in folders.values())
+    print(f"layering: {len(folders)} folders in {len(rank_list)} layers, {nfiles} files; "
+          f"every include points down or within its folder; every file named in the design")
     return 0
 
 

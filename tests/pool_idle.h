@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "worker.h"
+#include "registry/worker.h"
 #include "test_util.h"
 
 /* Waits until the sleep counters count every worker of pool inactive

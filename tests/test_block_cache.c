@@ -1,4 +1,4 @@
-/* Spawn memory (src/block_cache.c, src/job_cache.c): a scope's spawns
+/* Spawn memory (src/memory/block_cache.c, src/memory/job_cache.c): a scope's spawns
  * recycle their job slabs without a malloc per spawn in steady state, and
  * spare spawn blocks spill from a worker to its pool's list and back,
  * within SPOOL__BLOCK_CACHE_KEEP, whichever worker frees them. */
@@ -10,8 +10,8 @@
 #include <cmocka.h>
 #include <pthread.h>
 
-#include "worker.h"
-#include "scope.h"
+#include "registry/worker.h"
+#include "scope/scope.h"
 #include "spool.h"
 #include "test_util.h"
 

@@ -14,7 +14,7 @@
 
 #include "spool.h"
 #include "pool_idle.h"
-#include "test_hooks.h"
+#include "platform/test_hooks.h"
 #include "test_util.h"
 
 enum { MAX_WORKERS = 64 };

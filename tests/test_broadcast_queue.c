@@ -13,7 +13,7 @@
 #include <stdatomic.h>
 
 #include "spool.h"
-#include "test_hooks.h"
+#include "platform/test_hooks.h"
 #include "test_util.h"
 
 static void nothing(void *ctx, unsigned index, unsigned n)

@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "caller.h"
-#include "global.h"
+#include "registry/caller.h"
+#include "registry/global.h"
 #include "test_util.h"
 
 /* ---- the index, and a pool of one worker with the caller making two ---- */

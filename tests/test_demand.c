@@ -1,4 +1,4 @@
-/* The demand, delayed (src/demand.c; deque.md): with every stolen spawn
+/* The demand, delayed (src/deque/demand.c; deque.md): with every stolen spawn
  * block and FIFO ticket marking its victim (a test hook), so that thieves
  * wait before most demands, a scope's spawns each run once, LIFO and FIFO,
  * at 2 and 4 threads, and the pool falls asleep afterwards: the wait is
@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "pool_idle.h"
-#include "test_hooks.h"
+#include "platform/test_hooks.h"
 #include "test_util.h"
 
 typedef struct spawns {

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <pthread.h>
 
-#include "deque.h"
+#include "deque/deque.h"
 #include "test_util.h"
 
 static void test_sequential(void **state)

@@ -1,4 +1,4 @@
-/* The FIFO queue (src/fifo_queue.h): order across segments, the reuse of a
+/* The FIFO queue (src/queue/fifo_queue.h): order across segments, the reuse of a
  * ring's slots, the freeing of drained segments, out of memory, batch
  * takes that stop at a segment's end, and one owner against three takers
  * (some taking batches) with every call taken exactly once. */
@@ -12,8 +12,8 @@
 #include <sched.h>
 #include <stdlib.h>
 
-#include "fifo_queue.h"
-#include "test_hooks.h"
+#include "queue/fifo_queue.h"
+#include "platform/test_hooks.h"
 #include "test_util.h"
 
 static void call_fn(void)

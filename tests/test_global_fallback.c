@@ -11,7 +11,7 @@
 #include <pthread.h>
 
 #include "spool.h"
-#include "test_hooks.h"
+#include "platform/test_hooks.h"
 #include "test_util.h"
 
 typedef struct counted_fib {

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "test_hooks.h"
+#include "platform/test_hooks.h"
 #include "test_util.h"
 
 static spool_pool_t *pool;

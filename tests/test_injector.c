@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <pthread.h>
 
-#include "injector.h"
+#include "queue/injector.h"
 #include "test_util.h"
 
 static void test_fifo_and_growth(void **state)

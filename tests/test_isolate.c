@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "context.h"
+#include "job/context.h"
 #include "test_util.h"
 
 /* ---- outer jobs that lock one mutex and run a nested loop ----------------- */

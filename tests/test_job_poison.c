@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "job_cache.h"
+#include "memory/job_cache.h"
 #include "test_util.h"
 
 #if defined(SPOOL_MEMCHECK)

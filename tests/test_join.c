@@ -18,7 +18,7 @@
 
 #include "spool.h"
 #include "spool_inline.h"
-#include "test_hooks.h"
+#include "platform/test_hooks.h"
 #include "test_util.h"
 
 typedef void (*join_fn)(spool_fn a, void *arg_a, spool_fn b, void *arg_b);
@@ -255,7 +255,7 @@ static void test_join_halves_run_once_and_get_stolen(void **state)
     assert_true(stolen_in_pool_of_two(join_many) > 0);
 }
 
-/* The split deque's promises (src/deque.md): a job pushed while no public
+/* The split deque's promises (src/deque/deque.md): a job pushed while no public
  * job is left is public at once, and a private one is published at its
  * owner's next fork once the public part has run out (here: the idle worker
  * took the older public job).  Demand at a pop is test_scope.c's.  In both tests a() waits

@@ -8,8 +8,8 @@
 #include <cmocka.h>
 #include <pthread.h>
 
-#include "latch.h"
-#include "worker.h"
+#include "sleep/latch.h"
+#include "registry/worker.h"
 #include "test_util.h"
 
 static void test_core_latch_states(void **state)

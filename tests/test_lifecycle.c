@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "spool.h"
-#include "test_hooks.h"
+#include "platform/test_hooks.h"
 #include "test_util.h"
 
 enum { MAX_INDEX = 64 };

@@ -457,7 +457,7 @@ static void test_idle_cpu_after_loop(void **state)
 
 /* ---- coarse leaves ---------------------------------------------------------- */
 
-/* A loop's halves forked on the way down to a leaf are private (src/deque.md);
+/* A loop's halves forked on the way down to a leaf are private (src/deque/deque.md);
  * before a leaf runs, they must be published if workers are idle (rule 3),
  * else they stay hidden as long as the leaf runs.  Each leaf here waits
  * until all have started (or a deadline), so the loop passes only if every

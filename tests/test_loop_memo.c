@@ -1,5 +1,5 @@
 /*
- * The loop memo (src/loop.c): a loop that was short the last time its
+ * The loop memo (src/loop/loop.c): a loop that was short the last time its
  * worker ran it (same body, same length) runs whole, as one leaf; the leaf
  * still splits when it turns out long, and max_len still bounds every part.
  * "Short" is a bound a sanitizer's or valgrind's slowness would cross:
@@ -15,7 +15,7 @@
 #include <stdatomic.h>
 
 #include "spool.h"
-#include "test_hooks.h"
+#include "platform/test_hooks.h"
 #include "test_util.h"
 
 enum { SHORT_TICKS = 1000000000, LEN = 512, CALLS = 50, SLOW_EVERY = 32, SLOW_MS = 1 };

@@ -1,5 +1,5 @@
 /*
- * The pace of a worker's entries (src/pace.h) and rule 4 of deque.md: a
+ * The pace of a worker's entries (src/deque/pace.h) and rule 4 of deque.md: a
  * worker whose entries are coarse publishes the rest of its jobs before it
  * runs the next one, so that a worker that goes idle while that entry runs
  * finds them at once.
@@ -13,7 +13,7 @@
 
 #include <spool.h>
 
-#include "pace.h"
+#include "deque/pace.h"
 #include "test_util.h"
 
 /* ---- the sampler ---------------------------------------------------------- */

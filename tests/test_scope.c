@@ -330,7 +330,7 @@ static void test_in_place_scope_on_a_busy_worker(void **state)
     assert_int_equal(spool_pool_destroy(pool), 0);
 }
 
-/* Credits across scopes (src/deque.md): spawns into the outer scope from its
+/* Credits across scopes (src/deque/deque.md): spawns into the outer scope from its
  * own worker (local) and from others (counted), from jobs of a nested scope,
  * published or popped back; every spawn runs once before its scope ends. */
 typedef struct credits {

@@ -1,4 +1,4 @@
-/* A scope's spawns (src/scope_spawn.c, src/job_fifo.c, scope.md): spawn
+/* A scope's spawns (src/scope/scope_spawn.c, src/registry/job_fifo.c, scope.md): spawn
  * blocks and FIFO tickets keep their order, coarse spawns are shared,
  * private spawns are published when asked for, FIFO spawns raced for by
  * many workers run once (spawn memory: test_block_cache.c). */
@@ -10,8 +10,8 @@
 #include <cmocka.h>
 
 #include "pool_idle.h"
-#include "worker.h"
-#include "scope.h"
+#include "registry/worker.h"
+#include "scope/scope.h"
 #include "spool.h"
 #include "test_util.h"
 
@@ -20,7 +20,7 @@ static void noop_fn(void *arg)
     (void)arg;
 }
 
-/* ---- spawn blocks (src/scope.md) ----------------------- */
+/* ---- spawn blocks (src/scope/scope.md) ----------------------- */
 
 /* On one thread a block of n entries must behave as n jobs pushed one by
  * one: 200 spawns (several full blocks), a join and a nested scope between
@@ -340,7 +340,7 @@ static void test_spawns_shared_with_starting_workers(void **state)
 
 /* ---- bad input ---------------------------------------------------------- */
 
-/* Demand (src/deque.md): spawns pushed while the other worker is busy stay
+/* Demand (src/deque/deque.md): spawns pushed while the other worker is busy stay
  * private, except the first; once that one is taken, the idle worker asks
  * for more, and the owner publishes the rest at its next pop (at the
  * scope's end it only pops, never pushes).  Without demand the owner would

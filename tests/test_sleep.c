@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "pool_idle.h"
-#include "sleep.h"
+#include "sleep/sleep.h"
 #include "spool.h"
 #include "test_util.h"
 

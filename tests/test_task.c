@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "test_hooks.h"
+#include "platform/test_hooks.h"
 #include "test_util.h"
 
 /* ---- a graph whose tasks record when they ran ------------------------------ */

@@ -1,5 +1,5 @@
 /*
- * GenMC client for the Chase-Lev deque (src/deque.h, src/deque.c), under
+ * GenMC client for the Chase-Lev deque (src/deque/deque.h, src/deque/deque.c), under
  * RC11 and IMM: the public half of the split deque, as a job FIFO uses it
  * and as the owner's public pop races steals (split_deque.c checks the
  * private half and publication).  The owner (main) writes a plain payload

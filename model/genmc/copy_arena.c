@@ -1,5 +1,5 @@
 /*
- * GenMC client for the copy arena's biased count (src/copy_arena.h), under
+ * GenMC client for the copy arena's biased count (src/memory/copy_arena.h), under
  * RC11 and IMM.  The owner (main) takes two copies from a chunk, writes
  * each, and hands each to a reader thread with a release store (the spawn
  * that publishes a job); each reader reads its copy and releases it; the
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 
 #define SPOOL__COPY_CHUNK ((size_t)256) /* room for the two copies */
-#include "copy_arena.h"
+#include "memory/copy_arena.h"
 
 void __VERIFIER_assume(bool);
 

@@ -15,7 +15,7 @@
 
 #define SPOOL__MODEL_CHECK 1
 #define SPOOL__DEQUE_INITIAL_CAPACITY 2
-#include "deque.c"
+#include "deque/deque.c"
 
 int spool__test_deque_grow_fails(void)
 {

@@ -1,5 +1,5 @@
 /*
- * GenMC client for the FIFO queue's batch take (src/fifo_queue.h,
+ * GenMC client for the FIFO queue's batch take (src/queue/fifo_queue.h,
  * spool__fifo_queue_try_take_n; fifo.md), under RC11 and IMM,
  * on the real code built with a first segment of 1 slot and segments of at
  * most 2 (fifo_client.h, shared with fifo_segments.c).

@@ -18,7 +18,7 @@
 
 #define SPOOL__FIFO_QUEUE_INITIAL_CAPACITY 1
 #define SPOOL__FIFO_QUEUE_MAX_CAPACITY 2
-#include "fifo_queue.c"
+#include "queue/fifo_queue.c"
 
 int spool__test_deque_grow_fails(void)
 {

@@ -1,5 +1,5 @@
 /*
- * GenMC client for the FIFO queue (src/fifo_queue.h, src/fifo.md), under RC11 and IMM, on the real code built with a first segment
+ * GenMC client for the FIFO queue (src/queue/fifo_queue.h, src/queue/fifo.md), under RC11 and IMM, on the real code built with a first segment
  * of 1 slot and segments of at most 2, so that four calls reach a new
  * segment, the reuse of a ring's slot, and the freeing of a drained segment.
  *

@@ -1,7 +1,7 @@
 /*
- * GenMC client for FIFO tickets (src/job_fifo.c, fifo.md),
+ * GenMC client for FIFO tickets (src/registry/job_fifo.c, fifo.md),
  * under RC11 and IMM, on the real split deque and the real FIFO queue
- * (src/fifo_queue.h, with segments of 1 and 2 slots here).  The owner
+ * (src/queue/fifo_queue.h, with segments of 1 and 2 slots here).  The owner
  * (main) makes JOBS (3) FIFO spawns as spool__worker_push_fifo does: the
  * call (a job's address as its argument) pushed on the FIFO, then a
  * reference added to the open ticket (plain) while that ticket is the
@@ -49,7 +49,7 @@
 #include "deque_client.h"
 #define SPOOL__FIFO_QUEUE_INITIAL_CAPACITY 1
 #define SPOOL__FIFO_QUEUE_MAX_CAPACITY 2
-#include "fifo_queue.c"
+#include "queue/fifo_queue.c"
 
 #ifndef CLOSE_ON_PUBLISH
 #define CLOSE_ON_PUBLISH 1

@@ -1,5 +1,5 @@
 /*
- * GenMC client for the lock latch's atomic hand-off (src/latch.c), under
+ * GenMC client for the lock latch's atomic hand-off (src/sleep/latch.c), under
  * RC11 and IMM.  A setter thread writes a plain result and sets the latch;
  * the waiter (main) looks at it a bounded number of times, the way
  * spool__lock_latch_wait spins, and once it sees it set reads the result and
@@ -53,33 +53,17 @@ static int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 #define ENOTRECOVERABLE 131
 #endif
 
-#include "latch.c"
+#include "sleep/latch.c"
 
 /* The tuning (tuning.c) that latch.c reads: the wait path is not run
  * here (the waiter's own bounded look is main's). */
 spool__tuning_t spool__tuning;
 
-/* What latch.c calls elsewhere in spool; never reached on this path. */
-void spool__wait_until_cold(spool__worker_t *w, spool__core_latch_t *latch)
+/* What latch.c calls elsewhere in spool (registry/latch_set.c); never
+ * reached on this path. */
+void spool__spin_latch_set(spool__spin_latch_t *l)
 {
-    (void)w;
-    (void)latch;
-    abort();
-}
-bool spool__sleep_wake_specific_thread(spool__sleep_t *s, unsigned index)
-{
-    (void)s;
-    (void)index;
-    abort();
-}
-void spool__pool_ref(spool_pool_t *pool)
-{
-    (void)pool;
-    abort();
-}
-void spool__pool_unref(spool_pool_t *pool)
-{
-    (void)pool;
+    (void)l;
     abort();
 }
 

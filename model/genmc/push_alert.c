@@ -1,5 +1,5 @@
 /*
- * GenMC client for the push alert (src/deque.h, deque.md, rule 1), under
+ * GenMC client for the push alert (src/deque/deque.h, deque.md, rule 1), under
  * RC11 and IMM: the owner's fast push tests only limit, and whoever empties
  * the public part stores the alert there, so that the next push publishes.
  * What must hold: once the public part is empty and private jobs are left,

@@ -1,5 +1,5 @@
 /*
- * GenMC client for a scope's credits (src/scope.c, scope.md),
+ * GenMC client for a scope's credits (src/scope/scope.c, scope.md),
  * under RC11 and IMM, on the real split deque.  The owner (main) runs a
  * scope: its count starts at 1 (the body); it spawns JOBS (2) local jobs
  * (uncounted, `local` counts them) as the scope's worker does, pushing them

@@ -1,5 +1,5 @@
 /*
- * GenMC client for spawn blocks (src/scope.c, scope.md),
+ * GenMC client for spawn blocks (src/scope/scope.c, scope.md),
  * under RC11 and IMM, on the real split deque.  The owner (main) runs a
  * scope (count 1 for the body) and spawns JOBS (4) calls as the scope's
  * worker does: an entry appended (plain stores) to the open block while it

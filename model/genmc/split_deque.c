@@ -1,5 +1,5 @@
 /*
- * GenMC client for the split deque's publication (src/deque.h, deque.md),
+ * GenMC client for the split deque's publication (src/deque/deque.h, deque.md),
  * under RC11 and IMM.  The owner (main) writes a plain payload into each of
  * JOBS jobs and pushes them as a worker does (spool__worker_push: private,
  * published when a thief asked or no public job is left), on a deque of

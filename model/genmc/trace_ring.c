@@ -1,6 +1,6 @@
 /*
- * GenMC client for the timeline's ring (src/trace.h, protocol in
- * src/trace.md), under RC11 and IMM.  A worker thread appends RECORDS
+ * GenMC client for the timeline's ring (src/trace/trace.h, protocol in
+ * src/trace/trace.md), under RC11 and IMM.  A worker thread appends RECORDS
  * records to a ring of CAPACITY slots with spool__trace_put (record i has
  * every field equal to i + 1); the reader (main) copies the ring once with
  * spool__trace_ring_copy while the worker writes.  Every record the copy
@@ -19,9 +19,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "trace.h"
+#include "trace/trace.h"
 
-bool spool__trace_use_tsc; /* trace.c's; never read here */
+bool spool__trace_use_tsc; /* trace/read.c's; never read here */
 
 #ifndef CAPACITY
 #define CAPACITY 2

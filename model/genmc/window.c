@@ -1,5 +1,5 @@
 /*
- * GenMC client for the fast paths' window (src/deque.h, deque.md, I5), under RC11 and IMM: the owner's fast push and pop reach a slot
+ * GenMC client for the fast paths' window (src/deque/deque.h, deque.md, I5), under RC11 and IMM: the owner's fast push and pop reach a slot
  * through base, valid for the indices of one lap of the buffer, and a slow
  * pop that takes bottom below the lap moves the window down
  * (spool__deque_window_down), putting the alert in limit with an exchange,

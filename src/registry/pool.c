@@ -1,0 +1,374 @@
+/* A pool: creation and destruction, the count of work that keeps it
+ * running, reference counting, statistics, and work from outside (the
+ * injector and spool_pool_install).  See pool.h. */
+#include "registry/pool.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "platform/places.h"
+#include "platform/test_hooks.h"
+#include "platform/tuning.h"
+#include "registry/worker.h"
+
+atomic_uint spool__fork_generation;
+
+static void *aligned_zalloc(size_t size)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, SPOOL__CACHE_LINE, size) != 0)
+        return NULL;
+    memset(p, 0, size);
+    return p;
+}
+
+/* Sets every worker's terminate latch; sleeping workers are woken. */
+static void terminate_workers(spool_pool_t *pool, unsigned count)
+{
+    for (unsigned i = 0; i < count; i++)
+        if (spool__core_latch_set(&pool->workers[i].terminate))
+            spool__sleep_notify_worker_latch_is_set(&pool->sleep, i);
+}
+
+static void join_workers(spool_pool_t *pool, unsigned count)
+{
+    for (unsigned i = 0; i < count; i++)
+        pthread_join(pool->workers[i].thread, NULL);
+}
+
+/* ---- lifecycle --------------------------------------------------------- */
+
+int spool__pool_add_work_external(spool_pool_t *pool)
+{
+    size_t old = atomic_load_explicit(&pool->lifecycle, memory_order_relaxed);
+    do {
+        if (old & SPOOL__DESTROYING)
+            return ECANCELED;
+        SPOOL__COUNT(rmw_counts);
+        /* Relaxed: only the count matters, and RMWs on one word are totally
+         * ordered: either destroy's RMW sees our increment and waits for the
+         * job, or we see its DESTROYING bit. */
+    } while (!atomic_compare_exchange_weak_explicit(&pool->lifecycle, &old, old + 1,
+                                                    memory_order_relaxed, memory_order_relaxed));
+    return 0;
+}
+
+void spool__pool_work_done(spool_pool_t *pool)
+{
+    /* Acq_rel pairs with the other decrements and destroy's RMW, so that
+     * whoever sees zero has seen all the counted work finish. */
+    SPOOL__COUNT(rmw_counts);
+    size_t old = atomic_fetch_sub_explicit(&pool->lifecycle, 1, memory_order_acq_rel);
+    if ((old & SPOOL__WORK_MASK) == 1)
+        terminate_workers(pool, pool->num_threads);
+}
+
+void spool__pool_ref(spool_pool_t *pool)
+{
+    /* Relaxed: the caller holds a reference already (the pool is alive). */
+    atomic_fetch_add_explicit(&pool->refs, 1, memory_order_relaxed);
+}
+
+static void pool_free(spool_pool_t *pool, unsigned num_workers)
+{
+    if (pool->trace_ready)
+        spool__trace_destroy(pool);
+    for (unsigned i = 0; i < num_workers; i++)
+        spool__worker_destroy(&pool->workers[i]);
+    free(pool->workers);
+    pthread_mutex_destroy(&pool->broadcast_lock);
+    spool__block_depot_destroy(&pool->blocks);
+    spool__block_depot_destroy(&pool->task_blocks);
+    spool__job_pool_destroy(&pool->job_pool);
+    spool__injector_destroy(&pool->injector);
+    spool__sleep_destroy(&pool->sleep);
+    free(pool->cpus);
+    free(pool);
+}
+
+void spool__pool_unref(spool_pool_t *pool)
+{
+    /* Acq_rel: the last one out sees every other holder's use finished. */
+    if (atomic_fetch_sub_explicit(&pool->refs, 1, memory_order_acq_rel) == 1)
+        pool_free(pool, pool->num_threads + 1);
+}
+
+/* ---- creation and destruction ------------------------------------------ */
+
+static int resolve_num_threads(const spool_config_t *config, unsigned *out)
+{
+    unsigned long n = config->num_threads;
+    if (n == 0) {
+        const char *env = getenv("SPOOL_NUM_THREADS");
+        if (env != NULL) {
+            char *end;
+            errno = 0;
+            unsigned long v = strtoul(env, &end, 10);
+            if (errno == 0 && end != env && *end == '\0' && env[0] != '-' && v > 0)
+                n = v;
+        }
+    }
+    if (n == 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        n = cpus > 0 ? (unsigned long)cpus : 1;
+    }
+    if (n > SPOOL_MAX_THREADS)
+        return EINVAL;
+    *out = (unsigned)n;
+    return 0;
+}
+
+static int pool_new(const spool_config_t *config, unsigned n, bool lend_slot, spool_pool_t **out)
+{
+    spool_pool_t *pool = aligned_zalloc(sizeof *pool);
+    if (pool == NULL)
+        return ENOMEM;
+    /* n workers and the caller slot, which is not idle while free. */
+    int err = spool__sleep_init(&pool->sleep, n + 1, n);
+    if (err != 0) {
+        free(pool);
+        return err;
+    }
+    spool__sleep_set_rounds(&pool->sleep, n, spool__places_cpu_count());
+    err = spool__injector_init(&pool->injector);
+    if (err != 0) {
+        spool__sleep_destroy(&pool->sleep);
+        free(pool);
+        return err;
+    }
+    err = spool__job_pool_init(&pool->job_pool);
+    if (err != 0) {
+        spool__injector_destroy(&pool->injector);
+        spool__sleep_destroy(&pool->sleep);
+        free(pool);
+        return err;
+    }
+    err = spool__block_depot_init(&pool->blocks, n);
+    if (err == 0) {
+        err = spool__block_depot_init(&pool->task_blocks, n);
+        if (err != 0)
+            spool__block_depot_destroy(&pool->blocks);
+    }
+    if (err != 0) {
+        spool__job_pool_destroy(&pool->job_pool);
+        spool__injector_destroy(&pool->injector);
+        spool__sleep_destroy(&pool->sleep);
+        free(pool);
+        return err;
+    }
+    err = pthread_mutex_init(&pool->broadcast_lock, NULL);
+    if (err != 0) {
+        spool__block_depot_destroy(&pool->task_blocks);
+        spool__block_depot_destroy(&pool->blocks);
+        spool__job_pool_destroy(&pool->job_pool);
+        spool__injector_destroy(&pool->injector);
+        spool__sleep_destroy(&pool->sleep);
+        free(pool);
+        return err;
+    }
+    /* The global pool lends its slot, unless its workers' stacks have a
+     * size of their own or its threads a start handler: then its roots stay
+     * on threads made and set up for them. */
+    bool lends = lend_slot && config->stack_size == 0 && config->start_handler == NULL;
+    pool->num_slots = lends ? n + 1 : n; /* before the workers: they read it */
+    /* The workers, and the caller slot's (index n: caller.h). */
+    pool->workers = aligned_zalloc((n + 1) * sizeof *pool->workers);
+    if (pool->workers == NULL) {
+        pool_free(pool, 0);
+        return ENOMEM;
+    }
+    for (unsigned i = 0; i <= n; i++) {
+        err = spool__worker_init(&pool->workers[i], pool, i);
+        if (err != 0) {
+            pool_free(pool, i);
+            return err;
+        }
+    }
+    pool->num_threads = n;
+    atomic_init(&pool->caller_taken, 0);
+    atomic_init(&pool->lifecycle, 1);
+    atomic_init(&pool->refs, 1);
+    pool->stack_size = config->stack_size;
+    pool->start_handler = config->start_handler;
+    pool->exit_handler = config->exit_handler;
+    pool->handler_ctx = config->handler_ctx;
+    pool->fork_generation = atomic_load_explicit(&spool__fork_generation, memory_order_relaxed);
+    snprintf(pool->thread_name, sizeof pool->thread_name, "%s",
+             config->thread_name != NULL ? config->thread_name : "spool");
+    const char *places = config->places != NULL ? config->places : getenv("SPOOL_PLACES");
+    err = spool__places_parse(places, &pool->cpus, &pool->num_cpus);
+    if (err != 0) {
+        pool_free(pool, n + 1);
+        return err;
+    }
+    err = spool__trace_init(pool);
+    if (err != 0) {
+        pool_free(pool, n + 1);
+        return err;
+    }
+    pool->trace_ready = true;
+    *out = pool;
+    return 0;
+}
+
+static int start_workers(spool_pool_t *pool)
+{
+    pthread_attr_t attr;
+    int err = pthread_attr_init(&attr);
+    if (err != 0)
+        return err;
+    if (pool->stack_size != 0)
+        err = pthread_attr_setstacksize(&attr, pool->stack_size);
+    unsigned started = 0;
+    while (err == 0 && started < pool->num_threads) {
+        err = spool__test_thread_create_error();
+        if (err == 0 && pool->cpus != NULL)
+            err = spool__places_pin(&attr, pool->cpus[started % pool->num_cpus]);
+        if (err == 0)
+            err = pthread_create(&pool->workers[started].thread, &attr, spool__worker_main,
+                                 &pool->workers[started]);
+        if (err == 0)
+            started++;
+    }
+    pthread_attr_destroy(&attr);
+    if (err != 0) {
+        /* Refuse outside submissions from here on, as destroy does. */
+        atomic_fetch_or_explicit(&pool->lifecycle, SPOOL__DESTROYING, memory_order_relaxed);
+        terminate_workers(pool, started);
+        join_workers(pool, started);
+    }
+    return err;
+}
+
+/* The size of the first config layout: every field up to handler_ctx. */
+#define CONFIG_FIRST_SIZE (offsetof(spool_config_t, handler_ctx) + sizeof(void *))
+
+/* Copies the caller's config (of whatever size its spool.h gave it) into
+ * the layout this library knows.  0 or EINVAL. */
+static int read_config(const spool_config_t *in, spool_config_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (in == NULL)
+        return 0;
+    size_t size = in->size == 0 ? CONFIG_FIRST_SIZE : in->size;
+    if (size < CONFIG_FIRST_SIZE || size > 4096) /* 4096: not a size, garbage */
+        return EINVAL;
+    memcpy(out, in, size < sizeof *out ? size : sizeof *out);
+    /* A newer caller's fields we do not know: only zeros (defaults) are
+     * safe to ignore. */
+    for (size_t i = sizeof *out; i < size; i++)
+        if (((const unsigned char *)in)[i] != 0)
+            return EINVAL;
+    out->size = sizeof *out;
+    return 0;
+}
+
+int spool_pool_create(const spool_config_t *user_config, spool_pool_t **out)
+{
+    return spool__pool_create(user_config, false, out);
+}
+
+int spool__pool_create(const spool_config_t *user_config, bool lend_slot, spool_pool_t **out)
+{
+    spool__tuning_init();
+    if (out == NULL)
+        return EINVAL;
+    spool__register_atfork();
+    spool_config_t copy;
+    int err = read_config(user_config, &copy);
+    if (err != 0)
+        return err;
+    const spool_config_t *config = &copy;
+    unsigned n;
+    err = resolve_num_threads(config, &n);
+    if (err != 0)
+        return err;
+    spool_pool_t *pool;
+    err = pool_new(config, n, lend_slot, &pool);
+    if (err != 0)
+        return err;
+    err = start_workers(pool);
+    if (err != 0) {
+        pool_free(pool, n + 1);
+        return err;
+    }
+    *out = pool;
+    return 0;
+}
+
+int spool_pool_destroy(spool_pool_t *pool)
+{
+    if (pool == NULL)
+        return EINVAL;
+    int err = spool__pool_check_fork(pool);
+    if (err != 0)
+        return err; /* no threads to join; the memory is abandoned */
+    spool__worker_t *w = spool__current_worker();
+    if (w != NULL && w->pool == pool)
+        return EDEADLK;
+    /* Drop the handle's count and forbid outside submissions in one RMW.
+     * Acq_rel: as in spool__pool_work_done. */
+    size_t old = atomic_fetch_add_explicit(&pool->lifecycle, SPOOL__DESTROYING - 1,
+                                           memory_order_acq_rel);
+    if ((old & SPOOL__WORK_MASK) == 1)
+        terminate_workers(pool, pool->num_threads);
+    join_workers(pool, pool->num_threads);
+    spool__trace_finish(pool); /* SPOOL_TRACE's file */
+    spool__pool_unref(pool);
+    return 0;
+}
+
+int spool_pool_worker_cpu(const spool_pool_t *pool, unsigned index, int *cpu)
+{
+    if (pool == NULL || cpu == NULL || index >= pool->num_threads)
+        return EINVAL;
+    *cpu = pool->cpus != NULL ? pool->cpus[index % pool->num_cpus] : -1;
+    return 0;
+}
+
+unsigned spool_pool_num_threads(const spool_pool_t *pool)
+{
+    return pool != NULL ? pool->num_threads : 0;
+}
+
+int spool_pool_stats(const spool_pool_t *pool, unsigned index, spool_worker_stats_t *out,
+                     size_t out_size)
+{
+    if (pool == NULL || out == NULL || index >= pool->num_slots ||
+        out_size < sizeof out->jobs_executed)
+        return EINVAL;
+#ifdef SPOOL_STATS
+    const spool__worker_t *w = &pool->workers[index];
+    const spool__worker_sleep_t *ws = &pool->sleep.workers[index];
+    spool_worker_stats_t st;
+    /* Relaxed: statistics order nothing (see SPOOL__STAT_INC). */
+    st.jobs_executed = atomic_load_explicit(&w->stats.jobs_executed, memory_order_relaxed);
+    st.steals = atomic_load_explicit(&w->stats.steals, memory_order_relaxed);
+    st.failed_steals = atomic_load_explicit(&w->stats.failed_steals, memory_order_relaxed);
+    st.wakeups_sent = atomic_load_explicit(&w->stats.wakeups_sent, memory_order_relaxed);
+    st.sleeps = atomic_load_explicit(&ws->sleeps, memory_order_relaxed);
+    st.wakeups_received = atomic_load_explicit(&ws->wakeups_received, memory_order_relaxed);
+    st.jobs_dropped = atomic_load_explicit(&w->jobs_dropped, memory_order_relaxed);
+    st.jobs_run_at_spawn = atomic_load_explicit(&w->jobs_run_at_spawn, memory_order_relaxed);
+    st.yields = atomic_load_explicit(&w->stats.yields, memory_order_relaxed);
+    st.lock_waits = atomic_load_explicit(&w->stats.lock_waits, memory_order_relaxed);
+    st.wake_probes = atomic_load_explicit(&w->stats.wake_probes, memory_order_relaxed);
+    st.rmw_sleep = atomic_load_explicit(&w->stats.rmw_sleep, memory_order_relaxed);
+    st.rmw_counts = atomic_load_explicit(&w->stats.rmw_counts, memory_order_relaxed);
+    st.rmw_queues = atomic_load_explicit(&w->stats.rmw_queues, memory_order_relaxed);
+    st.rmw_deques = atomic_load_explicit(&w->stats.rmw_deques, memory_order_relaxed);
+    /* No more than the caller's struct holds; zeros past what we know. */
+    size_t n = out_size < sizeof st ? out_size : sizeof st;
+    memcpy(out, &st, n);
+    if (out_size > n)
+        memset((char *)out + n, 0, out_size - n);
+    return 0;
+#else
+    return ENOTSUP;
+#endif
+}
