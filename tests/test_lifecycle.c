@@ -12,6 +12,7 @@
 
 #include "spool.h"
 #include "platform/test_hooks.h"
+#include "registry/pool.h"
 #include "test_util.h"
 
 enum { MAX_INDEX = 64 };
@@ -155,6 +156,36 @@ static void test_nth_thread_creation_fails(void **state)
     }
 }
 
+/* Each step of a pool's creation, failed in turn: creation returns that
+ * step's error with no pool, and undoes the steps before it (the ASan and
+ * valgrind builds fail on what it leaks); with no step failed it works. */
+static void test_each_creation_step_fails(void **state)
+{
+    (void)state;
+    int threads_before = test_os_threads();
+    spool_config_t config = {.num_threads = 3};
+    spool__test_fail_pool_step(0);
+    spool_pool_t *pool = NULL;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    assert_int_equal(spool_pool_destroy(pool), 0);
+    int steps = spool__test_fail_pool_step(0);
+    /* Sleep, injector, job pool, two block depots, a mutex, the workers'
+     * array, four workers (three and the caller slot's), places, the
+     * timeline. */
+    assert_true(steps >= 12);
+    for (int nth = 1; nth <= steps; nth++) {
+        pool = NULL;
+        spool__test_fail_pool_step(nth);
+        assert_int_equal(spool_pool_create(&config, &pool), ENOMEM);
+        assert_null(pool);
+        assert_true(test_os_threads_at_most(threads_before) <= threads_before);
+    }
+    spool__test_fail_pool_step(steps + 1);
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    spool__test_fail_pool_step(0);
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
 typedef struct self_destroy {
     spool_pool_t *pool;
     int err;
@@ -187,6 +218,7 @@ int main(void)
         cmocka_unit_test(test_create_destroy_200_times),
         cmocka_unit_test(test_impossible_stack_size),
         cmocka_unit_test(test_nth_thread_creation_fails),
+        cmocka_unit_test(test_each_creation_step_fails),
         cmocka_unit_test(test_destroy_from_worker_is_edeadlk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

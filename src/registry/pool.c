@@ -123,72 +123,65 @@ static int resolve_num_threads(const spool_config_t *config, unsigned *out)
     return 0;
 }
 
+static atomic_int fail_pool_countdown;
+static atomic_int pool_step_count;
+
+int spool__test_fail_pool_step(int nth)
+{
+    /* Relaxed: armed by a test on the thread that then creates the pool. */
+    atomic_store_explicit(&fail_pool_countdown, nth, memory_order_relaxed);
+    return atomic_exchange_explicit(&pool_step_count, 0, memory_order_relaxed);
+}
+
+static int spool__test_pool_step_fails(void)
+{
+    atomic_fetch_add_explicit(&pool_step_count, 1, memory_order_relaxed);
+    if (atomic_load_explicit(&fail_pool_countdown, memory_order_relaxed) <= 0)
+        return 0;
+    return atomic_fetch_sub_explicit(&fail_pool_countdown, 1, memory_order_relaxed) == 1;
+}
+
+/* A step of pool_new: expr's result (0 or an errno value), or ENOMEM
+ * without running it when a test makes this step fail (test_hooks.h). */
+#define STEP(expr) (spool__test_pool_step_fails() ? ENOMEM : (expr))
+
 static int pool_new(const spool_config_t *config, unsigned n, bool lend_slot, spool_pool_t **out)
 {
     spool_pool_t *pool = aligned_zalloc(sizeof *pool);
     if (pool == NULL)
         return ENOMEM;
-    /* n workers and the caller slot, which is not idle while free. */
-    int err = spool__sleep_init(&pool->sleep, n + 1, n);
-    if (err != 0) {
-        free(pool);
-        return err;
-    }
+    /* n workers and the caller slot, which is not idle while free.  Each
+     * step that fails undoes the ones before it (the ladder below); once
+     * the workers' array exists, pool_free undoes everything. */
+    int err;
+    if ((err = STEP(spool__sleep_init(&pool->sleep, n + 1, n))) != 0)
+        goto no_sleep;
     spool__sleep_set_rounds(&pool->sleep, n, spool__places_cpu_count());
-    err = spool__injector_init(&pool->injector);
-    if (err != 0) {
-        spool__sleep_destroy(&pool->sleep);
-        free(pool);
-        return err;
-    }
-    err = spool__job_pool_init(&pool->job_pool);
-    if (err != 0) {
-        spool__injector_destroy(&pool->injector);
-        spool__sleep_destroy(&pool->sleep);
-        free(pool);
-        return err;
-    }
-    err = spool__block_depot_init(&pool->blocks, n);
-    if (err == 0) {
-        err = spool__block_depot_init(&pool->task_blocks, n);
-        if (err != 0)
-            spool__block_depot_destroy(&pool->blocks);
-    }
-    if (err != 0) {
-        spool__job_pool_destroy(&pool->job_pool);
-        spool__injector_destroy(&pool->injector);
-        spool__sleep_destroy(&pool->sleep);
-        free(pool);
-        return err;
-    }
-    err = pthread_mutex_init(&pool->broadcast_lock, NULL);
-    if (err != 0) {
-        spool__block_depot_destroy(&pool->task_blocks);
-        spool__block_depot_destroy(&pool->blocks);
-        spool__job_pool_destroy(&pool->job_pool);
-        spool__injector_destroy(&pool->injector);
-        spool__sleep_destroy(&pool->sleep);
-        free(pool);
-        return err;
-    }
+    if ((err = STEP(spool__injector_init(&pool->injector))) != 0)
+        goto no_injector;
+    if ((err = STEP(spool__job_pool_init(&pool->job_pool))) != 0)
+        goto no_job_pool;
+    if ((err = STEP(spool__block_depot_init(&pool->blocks, n))) != 0)
+        goto no_blocks;
+    if ((err = STEP(spool__block_depot_init(&pool->task_blocks, n))) != 0)
+        goto no_task_blocks;
+    if ((err = STEP(pthread_mutex_init(&pool->broadcast_lock, NULL))) != 0)
+        goto no_broadcast_lock;
     /* The global pool lends its slot, unless its workers' stacks have a
      * size of their own or its threads a start handler: then its roots stay
      * on threads made and set up for them. */
     bool lends = lend_slot && config->stack_size == 0 && config->start_handler == NULL;
     pool->num_slots = lends ? n + 1 : n; /* before the workers: they read it */
     /* The workers, and the caller slot's (index n: caller.h). */
-    pool->workers = aligned_zalloc((n + 1) * sizeof *pool->workers);
+    unsigned built = 0;
+    pool->workers = STEP(0) ? NULL : aligned_zalloc((n + 1) * sizeof *pool->workers);
     if (pool->workers == NULL) {
-        pool_free(pool, 0);
-        return ENOMEM;
+        err = ENOMEM;
+        goto no_workers;
     }
-    for (unsigned i = 0; i <= n; i++) {
-        err = spool__worker_init(&pool->workers[i], pool, i);
-        if (err != 0) {
-            pool_free(pool, i);
-            return err;
-        }
-    }
+    for (; built <= n; built++)
+        if ((err = STEP(spool__worker_init(&pool->workers[built], pool, built))) != 0)
+            goto no_workers;
     pool->num_threads = n;
     atomic_init(&pool->caller_taken, 0);
     atomic_init(&pool->lifecycle, 1);
@@ -201,19 +194,30 @@ static int pool_new(const spool_config_t *config, unsigned n, bool lend_slot, sp
     snprintf(pool->thread_name, sizeof pool->thread_name, "%s",
              config->thread_name != NULL ? config->thread_name : "spool");
     const char *places = config->places != NULL ? config->places : getenv("SPOOL_PLACES");
-    err = spool__places_parse(places, &pool->cpus, &pool->num_cpus);
-    if (err != 0) {
-        pool_free(pool, n + 1);
-        return err;
-    }
-    err = spool__trace_init(pool);
-    if (err != 0) {
-        pool_free(pool, n + 1);
-        return err;
-    }
+    if ((err = STEP(spool__places_parse(places, &pool->cpus, &pool->num_cpus))) != 0)
+        goto no_workers;
+    if ((err = STEP(spool__trace_init(pool))) != 0)
+        goto no_workers;
     pool->trace_ready = true;
     *out = pool;
     return 0;
+
+no_workers:
+    pool_free(pool, built);
+    return err;
+no_broadcast_lock:
+    spool__block_depot_destroy(&pool->task_blocks);
+no_task_blocks:
+    spool__block_depot_destroy(&pool->blocks);
+no_blocks:
+    spool__job_pool_destroy(&pool->job_pool);
+no_job_pool:
+    spool__injector_destroy(&pool->injector);
+no_injector:
+    spool__sleep_destroy(&pool->sleep);
+no_sleep:
+    free(pool);
+    return err;
 }
 
 static int start_workers(spool_pool_t *pool)

@@ -127,4 +127,10 @@ int spool__trace_init(spool_pool_t *pool);
 void spool__trace_finish(spool_pool_t *pool);
 void spool__trace_destroy(spool_pool_t *pool);
 
+/* Fault injection for the tests (the others are in test_hooks.h): makes
+ * the nth (1-based) step of pool creation from now fail as if out of
+ * memory, each resource pool_new sets up being a step; nth = 0 disarms.
+ * Returns how many steps were counted since the last call. */
+int spool__test_fail_pool_step(int nth);
+
 #endif
