@@ -13,6 +13,7 @@
  */
 #include <stdalign.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "registry/global.h"
 #include "platform/test_hooks.h"
@@ -25,6 +26,29 @@
 #define LEAF_PIECES 8u
 /* A loop's pace is ticks per iteration in fixed point, 2^-PACE_SHIFT. */
 #define PACE_SHIFT 10
+
+/* A loop a worker ran lately: its body (or fold), its length,
+ * the work it measured last time (spool__ticks, 0: not measured), the last
+ * split run's time from start to end (0: none), whether a run of it as one
+ * leaf ever read long and whether the last one took less than that split
+ * run, and, since a run as one leaf read long, the split runs until it is
+ * run whole again to look (and how many apart those looks are). */
+typedef struct memo_entry {
+    void (*fn)(void);
+    size_t len;
+    uint64_t ticks;
+    uint64_t split_took;
+    bool whole_was_long, whole_faster;
+    uint32_t probe_left, probe_every;
+} memo_entry_t;
+
+/* A worker's memo (worker.h's loops): its latest loops, by hash of the
+ * body.  Only the worker (or the caller slot's holder) reads and writes
+ * it. */
+#define MEMO_ENTRIES 4u
+struct spool__loop_memo {
+    memo_entry_t entries[MEMO_ENTRIES];
+};
 
 typedef struct loop {
     size_t min;      /* max(min_len, 1) */
@@ -310,9 +334,13 @@ static void run_root(void *arg)
      * back to whole runs. */
     void (*fn)(void) = l->reducer != NULL ? (void (*)(void))l->reducer->fold
                                           : (void (*)(void))l->body;
-    spool__loop_memo_t *m = &w->loops[((uintptr_t)fn >> 4) % SPOOL__LOOP_MEMO];
+    if (SPOOL__UNLIKELY(w->loops == NULL))
+        w->loops = calloc(1, sizeof *w->loops);
+    memo_entry_t scratch = {0}; /* no memory for a memo: this run alone */
+    memo_entry_t *m =
+        w->loops != NULL ? &w->loops->entries[((uintptr_t)fn >> 4) % MEMO_ENTRIES] : &scratch;
     if (m->fn != fn || m->len != len)
-        *m = (spool__loop_memo_t){.fn = fn, .len = len};
+        *m = (memo_entry_t){.fn = fn, .len = len};
     uint64_t short_ticks = spool__test_loop_short_ticks(spool__tuning.loop_short);
     bool whole = m->ticks != 0 && (m->ticks < short_ticks || m->whole_faster);
     if (!whole && m->whole_was_long && --m->probe_left == 0)

@@ -76,6 +76,7 @@ void spool__worker_destroy(spool__worker_t *w)
     spool__block_cache_drain(&w->blocks);
     spool__block_cache_drain(&w->task_blocks);
     free(spool__copy_retire(&w->copies)); /* every copy was released: its jobs ran */
+    free(w->loops);
 }
 
 void spool__worker_publish(spool__worker_t *w)

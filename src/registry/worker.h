@@ -28,22 +28,6 @@
 #include "trace/trace.h"
 #include "registry/wait.h"
 
-/* A loop this worker ran lately (loop.c): its body (or fold), its length,
- * the work it measured last time (spool__ticks, 0: not measured), the last
- * split run's time from start to end (0: none), whether a run of it as one
- * leaf ever read long and whether the last one took less than that split
- * run, and, since a run as one leaf read long, the split runs until it is
- * run whole again to look (and how many apart those looks are). */
-#define SPOOL__LOOP_MEMO 4u
-typedef struct spool__loop_memo {
-    void (*fn)(void);
-    size_t len;
-    uint64_t ticks;
-    uint64_t split_took;
-    bool whole_was_long, whole_faster;
-    uint32_t probe_left, probe_every;
-} spool__loop_memo_t;
-
 typedef struct spool__worker {
     spool__deque_t deque;
     spool_pool_t *pool;
@@ -65,8 +49,9 @@ typedef struct spool__worker {
     spool__demand_t demand;
     /* The pace of the entries it runs (pace.h; deque.md, rule 4). */
     spool__pace_t pace;
-    /* Its latest loops, by hash of the body (loop.c). */
-    spool__loop_memo_t loops[SPOOL__LOOP_MEMO];
+    /* Its latest loops (loop/loop.c's memo, allocated there on its first
+     * loop, freed with the worker): NULL until then. */
+    struct spool__loop_memo *loops;
     /* The contexts (scope, isolation region) of the deque's jobs and of the
      * code running here (context.h). */
     spool__ctx_stack_t ctx;
