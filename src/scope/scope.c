@@ -155,6 +155,7 @@ static void scope_in_worker(void *arg)
 {
     scope_call_t *c = arg;
     spool__worker_t *w = spool__current_worker();
+    SPOOL__ASSUME(w != NULL); /* run as a pool's job */
     if (c->fifo)
         run_scope(w, w->pool, c->body, c->arg, true, false, c->parent);
     else
