@@ -2,7 +2,7 @@
  * Completion queues (spool_completions_*): every tag posted exactly once,
  * after its task ran, with 8 threads submitting; the descriptor readable
  * exactly while the queue holds tags; waits with and without a timeout;
- * bad input.
+ * a tag in the queue once its task's wait returns; bad input.
  */
 #include <errno.h>
 #include <poll.h>
@@ -144,11 +144,46 @@ static void test_descriptor_follows_the_queue(void **state)
     assert_int_equal(spool_task_notify(NULL, NULL, NULL), EINVAL);
 }
 
+/* A wait that returns has its task's tag in the queue (task.md, K7): the
+ * waiter spins until the task reads done, so that its wait lands in the
+ * finish, then takes from the queue at once. */
+static void test_tag_posted_when_wait_returns(void **state)
+{
+    (void)state;
+    unsigned long rounds = test_iters("SPOOL_TEST_WAIT_TAG_ROUNDS", 20000);
+    spool_pool_t *pool = test_pool(2);
+    spool_completions_t *cq;
+    assert_int_equal(spool_completions_create(&cq), 0);
+    job_t job = {0};
+    unsigned long missing = 0;
+    for (unsigned long i = 0; i < rounds; i++) {
+        spool_task_t *t;
+        assert_int_equal(spool_task_create(pool, job_run, &job, &t), 0);
+        assert_int_equal(spool_task_notify(t, cq, &job), 0);
+        assert_int_equal(spool_task_submit(t), 0);
+        while (!spool_task_done(t))
+            ;
+        assert_int_equal(spool_task_wait(t), 0);
+        void *tag = NULL;
+        size_t n = spool_completions_take(cq, &tag, 1);
+        missing += n == 0;
+        if (n == 0) /* drain the late tag before the next round */
+            assert_int_equal(spool_completions_wait(cq, &tag, 1, -1), 1);
+        assert_ptr_equal(tag, &job);
+        spool_task_release(t);
+    }
+    assert_int_equal(missing, 0);
+    assert_int_equal(atomic_load(&job.runs), (int)rounds);
+    assert_int_equal(spool_completions_destroy(cq), 0);
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_each_tag_posted_once_with_8_submitters),
         cmocka_unit_test(test_descriptor_follows_the_queue),
+        cmocka_unit_test(test_tag_posted_when_wait_returns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

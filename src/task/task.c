@@ -124,6 +124,15 @@ static void wake_waiters(task_waiter_t *wt)
     }
 }
 
+/* Has t finished (its tag posted, its lists taken)? */
+static bool task_finished(spool_task_t *t)
+{
+    spool__task_lock(t);
+    bool finished = t->finished;
+    spool__task_unlock(t);
+    return finished;
+}
+
 static bool push_cancel(spool_task_t ***list, size_t *n, size_t *cap, spool_task_t *t)
 {
     if (*n == *cap) {
@@ -142,18 +151,24 @@ static void task_finish(spool_task_t *t, int final, spool_task_t ***cancel_out, 
                         size_t *cancel_cap)
 {
     spool__task_lock(t);
+    /* The tag before finished (K7): a waiter that finds t finished returns,
+     * and its caller may then drain the queue.  notify cannot give a queue
+     * any more (t is no longer CREATED), and a reader of the queue finds t
+     * done (its state was set first). */
+    spool_completions_t *cq = t->cq;
+    void *tag = t->tag;
+    if (cq != NULL) {
+        spool__task_unlock(t);
+        spool__completions_post(cq, tag);
+        spool__task_lock(t);
+    }
     t->finished = true;
     spool_task_t **succ = t->succ;
     size_t nsucc = t->nsucc;
     task_waiter_t *waiters = t->waiters;
     t->waiters = NULL;
-    spool_completions_t *cq = t->cq;
-    void *tag = t->tag;
     spool__task_unlock(t);
-    /* Nothing joins the lists once finished: read them without the lock.
-     * The tag first, so that a reader of the queue finds the task done. */
-    if (cq != NULL)
-        spool__completions_post(cq, tag);
+    /* Nothing joins the lists once finished: read them without the lock. */
     wake_waiters(waiters);
     for (size_t i = 0; i < nsucc; i++) {
         spool_task_t *s = succ[i];
@@ -453,8 +468,9 @@ int spool_task_wait(spool_task_t *task)
         spool__spin_latch_init(&wt.spin, w, true);
     } else if (spool__lock_latch_init(&wt.lock) != 0) {
         spool__task_unlock(task);
-        /* No latch to block on: poll, as a yield loop. */
-        while (!spool_task_done(task))
+        /* No latch to block on: poll, as a yield loop (finished, not the
+         * state: the tag is posted in between, K7). */
+        while (!task_finished(task))
             sched_yield();
         return 0;
     }
