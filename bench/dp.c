@@ -17,6 +17,22 @@ static int is(const char *v, const char *name)
 
 /* ---- the driver ------------------------------------------------------------ */
 
+long bench_dp_gap_us(const char *variant)
+{
+    if (variant == NULL || strncmp(variant, "gap", 3) != 0)
+        return -1;
+    char *end;
+    long us = strtol(variant + 3, &end, 10);
+    return end != variant + 3 && *end == '\0' && us >= 0 ? us : -1;
+}
+
+void bench_dp_busy_ns(long long ns)
+{
+    long long end = bench_now_ns() + ns;
+    while (bench_now_ns() < end)
+        ;
+}
+
 static int timed(bench_dp_kernel_fn kernel, const char *w, bench_dp_t *d, bench_dp_out_t *out)
 {
     double cpu0 = bench_cpu_seconds();
@@ -215,7 +231,8 @@ int bench_dp_seq(const char *w, bench_dp_t *d)
     /* The variants spool-bench runs do the same sequential work. */
     if (d->variant != NULL && !is(d->variant, "inside") && !is(d->variant, "fixed") &&
         !is(d->variant, "outer") && !is(d->variant, "static") && !is(d->variant, "dynamic") &&
-        !is(d->variant, "isolated") && !is(d->variant, "caller"))
+        !is(d->variant, "isolated") && !is(d->variant, "caller") &&
+        !(strcmp(w, "small-loops") == 0 && bench_dp_gap_us(d->variant) >= 0))
         return -1;
     size_t n = (size_t)d->n;
     if (strcmp(w, "triad") == 0) {
@@ -225,8 +242,12 @@ int bench_dp_seq(const char *w, bench_dp_t *d)
         for (long py = 0; py < d->n; py++)
             d->rows[py] = bench_dp_mandel_row(py, d->n);
     } else if (strcmp(w, "small-loops") == 0) {
-        for (long k = 0; k < d->n; k++)
+        long long gap = bench_dp_gap_us(d->variant) * 1000;
+        for (long k = 0; k < d->n; k++) {
+            if (gap > 0)
+                bench_dp_busy_ns(gap);
             small_seq(d->a);
+        }
     } else if (strcmp(w, "sum") == 0) {
         for (int p = 0; p < BENCH_DP_SUM_PASSES; p++)
             d->sum = bench_dp_sum_range(d->a, 0.0, 0, n);
@@ -403,7 +424,9 @@ static void spool_inside(void *arg)
 int bench_dp_spool(const char *w, bench_dp_t *d)
 {
     const char *v = d->variant;
-    if (v != NULL && !(strcmp(w, "small-loops") == 0 && (is(v, "inside") || is(v, "caller"))) &&
+    long gap = strcmp(w, "small-loops") == 0 ? bench_dp_gap_us(v) : -1;
+    if (v != NULL && gap < 0 &&
+        !(strcmp(w, "small-loops") == 0 && (is(v, "inside") || is(v, "caller"))) &&
         !(strcmp(w, "sum") == 0 && is(v, "fixed")) &&
         !(strcmp(w, "nested") == 0 && (is(v, "outer") || is(v, "isolated"))) &&
         !(strcmp(w, "triad") == 0 && is(v, "static")) &&
@@ -418,10 +441,14 @@ int bench_dp_spool(const char *w, bench_dp_t *d)
             spool_for(0, BENCH_DP_SMALL_LEN, NULL, small_body, d->a);
         return 0;
     }
-    if (strcmp(w, "small-loops") == 0 && v == NULL) {
-        /* outside: every call from this thread, outside the pool */
-        for (long k = 0; k < d->n; k++)
+    if (strcmp(w, "small-loops") == 0 && (v == NULL || gap >= 0)) {
+        /* outside: every call from this thread, outside the pool (after
+         * gap us of this thread's own work) */
+        for (long k = 0; k < d->n; k++) {
+            if (gap > 0)
+                bench_dp_busy_ns((long long)gap * 1000);
             spool_pool_install(dp_pool, small_one, d->a);
+        }
         return 0;
     }
     spool_call_t call = {w, d};

@@ -77,6 +77,14 @@ int bench_dp_tbb(const char *w, bench_dp_t *d);
 struct spool_pool;
 void bench_dp_spool_use(struct spool_pool *pool);
 
+/* small-loops/gapN (spool's, beyond the harness): before each call the
+ * calling thread works N us alone, as a program's serial part between two
+ * parallel loops; the pools' threads wait that long between calls.  N, or
+ * -1 if variant is not of that form. */
+long bench_dp_gap_us(const char *variant);
+/* Keeps the calling thread busy for ns nanoseconds (reads the clock). */
+void bench_dp_busy_ns(long long ns);
+
 /* ---- element code every peer shares ---------------------------------- */
 
 /* The elementwise bodies run in blocks of BENCH_DP_BLOCK through a block

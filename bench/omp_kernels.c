@@ -244,7 +244,8 @@ int bench_dp_omp(const char *w, bench_dp_t *d)
     int t = omp_threads;
     /* triad is static and mandelbrot dynamic already: their variants are
      * the same loops. */
-    if (v != NULL && !(strcmp(w, "small-loops") == 0 && strcmp(v, "inside") == 0) &&
+    long gap = strcmp(w, "small-loops") == 0 ? bench_dp_gap_us(v) : -1;
+    if (v != NULL && gap < 0 && !(strcmp(w, "small-loops") == 0 && strcmp(v, "inside") == 0) &&
         !(strcmp(w, "triad") == 0 && strcmp(v, "static") == 0) &&
         !(strcmp(w, "mandelbrot") == 0 && strcmp(v, "dynamic") == 0))
         return -1;
@@ -259,8 +260,10 @@ int bench_dp_omp(const char *w, bench_dp_t *d)
 #pragma omp parallel for num_threads(t) schedule(dynamic, 1)
         for (long py = 0; py < n; py++)
             d->rows[py] = bench_dp_mandel_row(py, n);
-    } else if (strcmp(w, "small-loops") == 0 && v == NULL) {
+    } else if (strcmp(w, "small-loops") == 0 && (v == NULL || gap >= 0)) {
         for (long k = 0; k < n; k++) {
+            if (gap > 0)
+                bench_dp_busy_ns((long long)gap * 1000);
 #pragma omp parallel for num_threads(t) schedule(static)
             for (long i = 0; i < BENCH_DP_SMALL_LEN; i += BENCH_DP_BLOCK)
                 bench_dp_small_block(d->a + i);

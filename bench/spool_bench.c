@@ -58,6 +58,10 @@ static const workload_t workloads[] = {
     {"small-loops", 200000, 2000, 100},
     {"small-loops/inside", 200000, 2000, 100},
     {"small-loops/caller", 200000, 2000, 100},
+    /* W10 installed per call after the caller's own 30, 100, 400 us */
+    {"small-loops/gap30", 10000, 200, 100},
+    {"small-loops/gap100", 4000, 100, 100},
+    {"small-loops/gap400", 1000, 50, 100},
     {"sum", 16777216, 262144, 65536},
     {"sum/fixed", 16777216, 262144, 65536},
     {"nested", 20000, 2000, 256},
@@ -465,7 +469,7 @@ int main(int argc, char **argv)
             }
             printf(" |");
             const sample_t *sp = samples[chosen[c]][t][1];
-            if (strcmp(w->name, "sporadic") == 0) {
+            if (strcmp(w->name, "sporadic") == 0 || strncmp(w->name, "small-loops/gap", 15) == 0) {
                 double wall = median_of(sp, runs, 0), cpu = median_of(sp, runs, 1);
                 printf(" spool cpu/wall %.3f", wall > 0 ? cpu / wall : 0);
             } else if (strcmp(w->name, "wake") == 0) {

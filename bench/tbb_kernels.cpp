@@ -170,7 +170,8 @@ extern "C" int bench_dp_tbb(const char *w, bench_dp_t *d)
     using range = tbb::blocked_range<long>;
     const char *v = d->variant;
     long n = d->n;
-    if (v != nullptr && !(!std::strcmp(w, "small-loops") && !std::strcmp(v, "inside")) &&
+    long gap = !std::strcmp(w, "small-loops") ? bench_dp_gap_us(v) : -1;
+    if (v != nullptr && gap < 0 && !(!std::strcmp(w, "small-loops") && !std::strcmp(v, "inside")) &&
         !(!std::strcmp(w, "triad") && !std::strcmp(v, "static")))
         return -1;
     auto small_call = [d] {
@@ -198,9 +199,12 @@ extern "C" int bench_dp_tbb(const char *w, bench_dp_t *d)
                     d->rows[py] = bench_dp_mandel_row(py, n);
             });
         });
-    } else if (!std::strcmp(w, "small-loops") && v == nullptr) {
-        for (long k = 0; k < n; k++)
+    } else if (!std::strcmp(w, "small-loops") && (v == nullptr || gap >= 0)) {
+        for (long k = 0; k < n; k++) {
+            if (gap > 0)
+                bench_dp_busy_ns(static_cast<long long>(gap) * 1000);
             arena->execute(small_call);
+        }
     } else if (!std::strcmp(w, "small-loops")) {
         arena->execute([&] {
             for (long k = 0; k < n; k++)

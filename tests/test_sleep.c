@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -125,6 +126,73 @@ static void test_pool_sleeps_after_short_loops(void **state)
     }
 }
 
+/* Keeping ready (sleep.md): the keep after a search that kept looking or
+ * slept, for gaps under half the most, up to it, and beyond it. */
+static void test_keep_follows_gaps(void **state)
+{
+    (void)state;
+    const uint64_t max = 200;
+    assert_int_equal(spool__sleep_next_keep(0, 40, max), 80);    /* twice a short gap */
+    assert_int_equal(spool__sleep_next_keep(80, 40, max), 80);   /* steady */
+    assert_int_equal(spool__sleep_next_keep(80, 150, max), 200); /* most, not 300 */
+    assert_int_equal(spool__sleep_next_keep(0, 200, max), 200);
+    assert_int_equal(spool__sleep_next_keep(200, 10, max), 100); /* sooner: halves */
+    assert_int_equal(spool__sleep_next_keep(200, 201, max), 100); /* too late: halves */
+    assert_int_equal(spool__sleep_next_keep(0, 0, 0), 0);        /* oversubscribed */
+    assert_int_equal(spool__sleep_next_keep(0, 1000, 0), 0);
+    /* Work that stops coming: every later search that sleeps halves it, to 0. */
+    uint64_t keep = max;
+    int searches = 0;
+    while (keep != 0 && searches < 64) {
+        keep = spool__sleep_next_keep(keep, 1000000, max);
+        searches++;
+    }
+    assert_int_equal(keep, 0);
+    assert_true(searches <= 8);
+}
+
+static void busy_us(long us)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000L + (t.tv_nsec - t0.tv_nsec) / 1000 < us);
+}
+
+static void count_call(void *arg)
+{
+    (*(unsigned long *)arg)++;
+}
+
+/* Calls handed in with the caller's own work between them, 20 to 300 us:
+ * workers keep looking past their rounds for them.  When the calls stop,
+ * every worker still sleeps (within its keep, at most keep_max), and no
+ * keep exceeds the most. */
+static void test_kept_workers_sleep_when_work_stops(void **state)
+{
+    (void)state;
+    unsigned long calls = test_iters("SPOOL_TEST_KEEP_CALLS", 300);
+    unsigned threads[] = {1, 2};
+    for (size_t k = 0; k < sizeof threads / sizeof threads[0]; k++) {
+        spool_config_t config = {.num_threads = threads[k]};
+        spool_pool_t *pool;
+        assert_int_equal(spool_pool_create(&config, &pool), 0);
+        unsigned long done = 0;
+        for (unsigned long c = 0; c < calls; c++) {
+            busy_us(c % 3 == 0 ? 20 : c % 3 == 1 ? 100 : 300);
+            assert_int_equal(spool_pool_install(pool, count_call, &done), 0);
+        }
+        assert_int_equal(done, calls);
+        assert_true(test_wait_pool_asleep(pool, 5000));
+        /* Asleep: each worker's last write of its keep came before its
+         * count, which the wait's acquire load read. */
+        for (unsigned i = 0; i < threads[k]; i++)
+            assert_true(pool->sleep.workers[i].keep <= pool->sleep.keep_max);
+        assert_int_equal(spool_pool_destroy(pool), 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -132,6 +200,8 @@ int main(void)
         cmocka_unit_test(test_bursts_after_sleep),
         cmocka_unit_test(test_unstarted_workers_count_as_idle),
         cmocka_unit_test(test_pool_sleeps_after_short_loops),
+        cmocka_unit_test(test_keep_follows_gaps),
+        cmocka_unit_test(test_kept_workers_sleep_when_work_stops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

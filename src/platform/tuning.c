@@ -17,6 +17,7 @@
     {                                                                                             \
         .demand_quick = 1200, .demand_wait = 2000, .demand_recent = 10000, .pace_coarse = 24000,  \
         .leaf_long = 24000, .split_min = 10000, .loop_short = 2400, .fifo_batch_ns = 2000,        \
+        .keep_max = 500000,                                                                       \
         .demand_few = 32, .pace_every_max = 32, .fifo_batch_max = SPOOL__FIFO_BATCH_LIMIT,        \
         .spin_rounds = 7, .rounds_until_sleepy = 32, .oversubscribed_rounds = 2,                  \
         .lock_latch_spins = 127, .lock_latch_yields = 16, .loop_probe_max = 256, .find_grow = 4   \
@@ -73,6 +74,8 @@ static void draw_all(spool__tuning_t *t)
     t->split_min = draw(&s, t->split_min, 0, big);
     t->loop_short = draw(&s, t->loop_short, 0, big);
     t->fifo_batch_ns = draw(&s, t->fifo_batch_ns, 0, big);
+    /* At most a second: a test of an idle pool waits this long for it. */
+    t->keep_max = draw(&s, t->keep_max, 0, UINT64_C(1000000000));
     t->demand_few = (unsigned)draw(&s, t->demand_few, 0, 1u << 20);
     t->pace_every_max = (unsigned)draw(&s, t->pace_every_max, 1, 1u << 20);
     t->fifo_batch_max = (unsigned)draw(&s, t->fifo_batch_max, 1, SPOOL__FIFO_BATCH_LIMIT);
@@ -86,15 +89,15 @@ static void draw_all(spool__tuning_t *t)
     t->find_grow = (unsigned)draw(&s, t->find_grow, 1, 1024);
     fprintf(stderr,
             "spool: random tuning (SPOOL_TUNING_SEED=%llu): demand %llu/%llu/%llu/%u, pace "
-            "%llu/%u, loop %llu/%llu/%llu/%u, fifo batch %llu ns/%u, rounds %u/%u/%u, lock latch "
-            "%u/%u, find %u\n",
+            "%llu/%u, loop %llu/%llu/%llu/%u, fifo batch %llu ns/%u, rounds %u/%u/%u, keep %llu, "
+            "lock latch %u/%u, find %u\n",
             (unsigned long long)seed, (unsigned long long)t->demand_quick,
             (unsigned long long)t->demand_wait, (unsigned long long)t->demand_recent,
             t->demand_few, (unsigned long long)t->pace_coarse, t->pace_every_max,
             (unsigned long long)t->leaf_long, (unsigned long long)t->split_min,
             (unsigned long long)t->loop_short, t->loop_probe_max, (unsigned long long)t->fifo_batch_ns,
             t->fifo_batch_max, t->spin_rounds, t->rounds_until_sleepy, t->oversubscribed_rounds,
-            t->lock_latch_spins, t->lock_latch_yields, t->find_grow);
+            (unsigned long long)t->keep_max, t->lock_latch_spins, t->lock_latch_yields, t->find_grow);
 }
 #endif
 
@@ -107,7 +110,7 @@ static void init_once(void)
     /* ns to ticks, once. */
     uint64_t per_us = ticks_per_us();
     uint64_t *times[] = {&t.demand_quick, &t.demand_wait, &t.demand_recent, &t.pace_coarse,
-                         &t.leaf_long,    &t.split_min,   &t.loop_short};
+                         &t.leaf_long,    &t.split_min,   &t.loop_short,   &t.keep_max};
     for (size_t i = 0; i < sizeof times / sizeof times[0]; i++)
         *times[i] = *times[i] > UINT64_MAX / per_us ? UINT64_MAX : *times[i] * per_us / 1000;
     spool__tuning = t;

@@ -49,6 +49,12 @@ typedef struct spool__tuning {
     /* A published ticket's holder claims as many calls at once as run in
      * about this long (job_fifo.c), in ns (compared with spool__now_ns). */
     uint64_t fifo_batch_ns;
+    /* A worker whose work has been arriving within this long of its going
+     * idle keeps looking (yielding) for up to twice that gap, at most this
+     * long, before it gets sleepy; work that comes later makes it sleep
+     * sooner again (sleep.md, "Keeping ready").  It bounds the CPU an idle
+     * stretch burns: an idle pool sleeps within this long. */
+    uint64_t keep_max;
     /* ---- counts */
     /* A stolen block or ticket of fewer calls than this may mark its victim
      * (demand.h). */

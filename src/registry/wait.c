@@ -377,6 +377,8 @@ static spool__job_t *search(spool__worker_t *w, spool__filter_t f, spool__core_l
             spool__sleep_no_work_found(sleep, &idle, latch, posted_work, w);
         }
         spool__sleep_work_found(sleep, job != NULL && jobs_left(w));
+        if (idle.kept || idle.slept)
+            spool__sleep_learn(sleep, &idle);
     } else {
         region_check_t check = {w, f.region};
         for (;;) {

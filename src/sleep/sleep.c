@@ -25,6 +25,7 @@ int spool__sleep_init(spool__sleep_t *s, unsigned num_workers, unsigned num_idle
         }
         ws->is_blocked = false;
         ws->isolated = false;
+        ws->keep = 0;
     }
     s->num_workers = num_workers;
     atomic_init(&s->isolated_sleepers, 0);
@@ -39,8 +40,10 @@ void spool__sleep_set_rounds(spool__sleep_t *s, unsigned threads, unsigned cpus)
 {
     s->spin_rounds = spool__tuning.spin_rounds;
     s->rounds_until_sleepy = spool__tuning.rounds_until_sleepy;
+    s->keep_max = spool__tuning.keep_max;
     if (cpus > 0 && threads > cpus) {
         s->spin_rounds = 0;
+        s->keep_max = 0;
         if (s->rounds_until_sleepy > spool__tuning.oversubscribed_rounds)
             s->rounds_until_sleepy = spool__tuning.oversubscribed_rounds;
     }
@@ -220,6 +223,7 @@ static void fall_asleep(spool__sleep_t *s, spool__idle_state_t *idle, spool__cor
          * that saw the count blocks on the mutex until cond_wait releases
          * it, and then sees is_blocked. */
         ws->is_blocked = true;
+        idle->slept = true;
         SPOOL__STAT_INC(ws->sleeps);
         uint64_t t0 = idle->ring != NULL ? spool__trace_now() : 0;
         while (ws->is_blocked)
@@ -232,6 +236,23 @@ static void fall_asleep(spool__sleep_t *s, spool__idle_state_t *idle, spool__cor
     wake_fully(idle);
     spool__core_latch_wake_up(latch);
     pthread_mutex_unlock(&ws->lock);
+}
+
+/* Past its rounds: does the worker keep looking?  Only while the search is
+ * younger than its keep (sleep.md, "Keeping ready"). */
+static bool keeps_looking(spool__sleep_t *s, spool__idle_state_t *idle)
+{
+    uint64_t keep = s->workers[idle->worker_index].keep;
+    if (keep == 0)
+        return false;
+    idle->kept = true;
+    return spool__ticks() - idle->since < keep;
+}
+
+void spool__sleep_learn(spool__sleep_t *s, const spool__idle_state_t *idle)
+{
+    spool__worker_sleep_t *ws = &s->workers[idle->worker_index];
+    ws->keep = spool__sleep_next_keep(ws->keep, spool__ticks() - idle->since, s->keep_max);
 }
 
 void spool__sleep_no_work_found(spool__sleep_t *s, spool__idle_state_t *idle,
@@ -250,6 +271,11 @@ void spool__sleep_no_work_found(spool__sleep_t *s, spool__idle_state_t *idle,
         SPOOL__COUNT(yields);
         idle->rounds++;
     } else if (idle->rounds == s->rounds_until_sleepy) {
+        if (keeps_looking(s, idle)) {
+            sched_yield();
+            SPOOL__COUNT(yields);
+            return;
+        }
         idle->jobs_counter = announce_sleepy(s);
         idle->rounds++;
         sched_yield();

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "platform/atomics.h"
+#include "platform/clock.h"
 #include "deque/deque.h"
 #include "queue/injector.h"
 #include "sleep/latch.h"
@@ -53,6 +54,10 @@ typedef struct spool__worker_sleep {
     pthread_cond_t cond;
     bool is_blocked; /* guarded by lock */
     bool isolated;   /* guarded by lock: blocked as an isolated waiter (isolate.md) */
+    /* How long past its rounds the worker keeps looking before it gets
+     * sleepy, in ticks (sleep.md, "Keeping ready"); only its worker reads
+     * and writes it. */
+    uint64_t keep;
 #ifdef SPOOL_STATS
     spool__stat_t sleeps, wakeups_received; /* written by the worker itself */
 #endif
@@ -70,12 +75,17 @@ typedef struct spool__sleep {
      * not spin and yields little: its searchers would only take the CPU
      * from the workers that have work (spool__sleep_set_rounds). */
     unsigned spin_rounds, rounds_until_sleepy;
+    /* The most a searcher keeps looking past its rounds (ticks; 0 in a
+     * pool with more threads than CPUs, for the same reason). */
+    uint64_t keep_max;
 } spool__sleep_t;
 
 /* A worker's progress towards sleep, kept on its stack while it searches. */
 typedef struct spool__idle_state {
     unsigned worker_index;
     unsigned rounds;
+    bool kept, slept;      /* it kept looking past its rounds; it blocked */
+    uint64_t since;        /* when it started searching (ticks) */
     uint64_t jobs_counter; /* JEC read when it got sleepy */
     spool__trace_ring_t *ring; /* records sleeps when not NULL */
     size_t ring_capacity;
@@ -103,9 +113,26 @@ static inline void spool__sleep_start_looking(spool__sleep_t *s, unsigned worker
     }
     idle->worker_index = worker_index;
     idle->rounds = 0;
+    idle->kept = idle->slept = false;
+    idle->since = spool__ticks();
     idle->jobs_counter = SPOOL__JEC_DUMMY;
     idle->ring = NULL;
 }
+
+/* The keep that follows a search that kept looking past its rounds or
+ * slept and ended gap ticks after it began (sleep.md, "Keeping ready"):
+ * twice the gap if staying up that long would have caught the work, else
+ * nothing; never less than half the last keep, so that one late arrival
+ * does not undo a steady stream. */
+static inline uint64_t spool__sleep_next_keep(uint64_t keep, uint64_t gap, uint64_t keep_max)
+{
+    uint64_t want = gap > keep_max ? 0 : gap > keep_max / 2 ? keep_max : 2 * gap;
+    return want > keep / 2 ? want : keep / 2;
+}
+
+/* A search that kept looking or slept ended: the worker's keep follows
+ * how soon the work came (out of line). */
+void spool__sleep_learn(spool__sleep_t *s, const spool__idle_state_t *idle);
 
 /* Wakes one sleeping worker, if any is blocked (out of line). */
 void spool__sleep_wake_one(spool__sleep_t *s);
@@ -136,6 +163,8 @@ static inline void spool__sleep_start_isolated(spool__idle_state_t *idle, unsign
 {
     idle->worker_index = worker_index;
     idle->rounds = 0;
+    idle->kept = idle->slept = false;
+    idle->since = 0;
     idle->jobs_counter = SPOOL__JEC_DUMMY;
 }
 
