@@ -2,7 +2,21 @@
 #ifndef SPOOL_TEST_HOOKS_H
 #define SPOOL_TEST_HOOKS_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
+
+/* The countdown behind the hooks that fail the nth call of a kind: armed
+ * with nth, its nth hit from then fails; it also tallies its hits, so that
+ * a test can count the sites it must fail in turn.  Zeroed: disarmed. */
+typedef struct spool__test_countdown {
+    atomic_int left, hits;
+} spool__test_countdown_t;
+/* Arms c to fail its nth hit from now (0 disarms); returns the hits since
+ * the last arming. */
+int spool__test_countdown_arm(spool__test_countdown_t *c, int nth);
+/* Counts a hit on c: true if this one must fail. */
+bool spool__test_countdown_hit(spool__test_countdown_t *c);
 
 /* Makes the nth (1-based) worker-thread creation from now fail with err;
  * nth = 0 disarms. */

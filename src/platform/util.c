@@ -64,23 +64,37 @@ _Noreturn void spool__abort(const char *msg)
     abort();
 }
 
-static atomic_int fail_create_countdown;
+int spool__test_countdown_arm(spool__test_countdown_t *c, int nth)
+{
+    /* Relaxed: armed by a test on its own thread before the calls it
+     * watches; the hits are a plain tally. */
+    atomic_store_explicit(&c->left, nth, memory_order_relaxed);
+    return atomic_exchange_explicit(&c->hits, 0, memory_order_relaxed);
+}
+
+bool spool__test_countdown_hit(spool__test_countdown_t *c)
+{
+    atomic_fetch_add_explicit(&c->hits, 1, memory_order_relaxed);
+    if (atomic_load_explicit(&c->left, memory_order_relaxed) <= 0)
+        return false;
+    return atomic_fetch_sub_explicit(&c->left, 1, memory_order_relaxed) == 1;
+}
+
+static spool__test_countdown_t fail_create;
 static atomic_int fail_create_err;
 
 void spool__test_fail_thread_create(int nth, int err)
 {
     /* Relaxed: armed by a test before it creates the pool, on one thread. */
     atomic_store_explicit(&fail_create_err, err, memory_order_relaxed);
-    atomic_store_explicit(&fail_create_countdown, nth, memory_order_relaxed);
+    (void)spool__test_countdown_arm(&fail_create, nth);
 }
 
 int spool__test_thread_create_error(void)
 {
-    if (atomic_load_explicit(&fail_create_countdown, memory_order_relaxed) <= 0)
+    if (!spool__test_countdown_hit(&fail_create))
         return 0;
-    if (atomic_fetch_sub_explicit(&fail_create_countdown, 1, memory_order_relaxed) == 1)
-        return atomic_load_explicit(&fail_create_err, memory_order_relaxed);
-    return 0;
+    return atomic_load_explicit(&fail_create_err, memory_order_relaxed);
 }
 
 static atomic_int fail_deque_grow;
@@ -111,23 +125,16 @@ uint64_t spool__test_loop_short_ticks(uint64_t fallback)
     return t != 0 ? t : fallback;
 }
 
-static atomic_int fail_alloc_countdown;
-static atomic_int alloc_count;
+static spool__test_countdown_t fail_alloc;
 
 int spool__test_fail_alloc(int nth)
 {
-    /* Relaxed: armed by a test on its own thread before the calls it
-     * watches; the count is a plain tally. */
-    atomic_store_explicit(&fail_alloc_countdown, nth, memory_order_relaxed);
-    return atomic_exchange_explicit(&alloc_count, 0, memory_order_relaxed);
+    return spool__test_countdown_arm(&fail_alloc, nth);
 }
 
 int spool__test_alloc_fails(void)
 {
-    atomic_fetch_add_explicit(&alloc_count, 1, memory_order_relaxed);
-    if (atomic_load_explicit(&fail_alloc_countdown, memory_order_relaxed) <= 0)
-        return 0;
-    return atomic_fetch_sub_explicit(&fail_alloc_countdown, 1, memory_order_relaxed) == 1;
+    return spool__test_countdown_hit(&fail_alloc);
 }
 
 static atomic_int fail_spawn_alloc;

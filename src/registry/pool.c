@@ -123,27 +123,16 @@ static int resolve_num_threads(const spool_config_t *config, unsigned *out)
     return 0;
 }
 
-static atomic_int fail_pool_countdown;
-static atomic_int pool_step_count;
+static spool__test_countdown_t fail_pool_step;
 
 int spool__test_fail_pool_step(int nth)
 {
-    /* Relaxed: armed by a test on the thread that then creates the pool. */
-    atomic_store_explicit(&fail_pool_countdown, nth, memory_order_relaxed);
-    return atomic_exchange_explicit(&pool_step_count, 0, memory_order_relaxed);
-}
-
-static int spool__test_pool_step_fails(void)
-{
-    atomic_fetch_add_explicit(&pool_step_count, 1, memory_order_relaxed);
-    if (atomic_load_explicit(&fail_pool_countdown, memory_order_relaxed) <= 0)
-        return 0;
-    return atomic_fetch_sub_explicit(&fail_pool_countdown, 1, memory_order_relaxed) == 1;
+    return spool__test_countdown_arm(&fail_pool_step, nth);
 }
 
 /* A step of pool_new: expr's result (0 or an errno value), or ENOMEM
  * without running it when a test makes this step fail (test_hooks.h). */
-#define STEP(expr) (spool__test_pool_step_fails() ? ENOMEM : (expr))
+#define STEP(expr) (spool__test_countdown_hit(&fail_pool_step) ? ENOMEM : (expr))
 
 static int pool_new(const spool_config_t *config, unsigned n, bool lend_slot, spool_pool_t **out)
 {
