@@ -238,15 +238,27 @@ static void fall_asleep(spool__sleep_t *s, spool__idle_state_t *idle, spool__cor
     pthread_mutex_unlock(&ws->lock);
 }
 
-/* Past its rounds: does the worker keep looking?  Only while the search is
- * younger than its keep (sleep.md, "Keeping ready"). */
+/* Past its rounds: does the worker keep looking (it yields if so)?  Only
+ * while the search is younger than its keep and no yield of it returned
+ * late (sleep.md, "Keeping ready"): a late yield gave the CPU to a thread
+ * that wanted it, and a worker that keeps yielding to such a thread waits
+ * for its time slice to end when work comes, where a sleeper's wake-up
+ * would run it at once. */
 static bool keeps_looking(spool__sleep_t *s, spool__idle_state_t *idle)
 {
     uint64_t keep = s->workers[idle->worker_index].keep;
-    if (keep == 0)
+    if (keep == 0 || idle->crowded)
         return false;
     idle->kept = true;
-    return spool__ticks() - idle->since < keep;
+    uint64_t now = spool__ticks();
+    if (now - idle->since >= keep)
+        return false;
+    sched_yield();
+    /* Late: a thirty-second of the longest keep, far above a yield that
+     * finds nobody else to run. */
+    if (spool__ticks() - now > s->keep_max / 32)
+        idle->crowded = true;
+    return true;
 }
 
 void spool__sleep_learn(spool__sleep_t *s, const spool__idle_state_t *idle)
@@ -272,7 +284,6 @@ void spool__sleep_no_work_found(spool__sleep_t *s, spool__idle_state_t *idle,
         idle->rounds++;
     } else if (idle->rounds == s->rounds_until_sleepy) {
         if (keeps_looking(s, idle)) {
-            sched_yield();
             SPOOL__COUNT(yields);
             return;
         }
