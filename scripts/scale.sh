@@ -10,8 +10,8 @@
 #   scripts/scale.sh [loops|tasks|all]
 #
 # Groups: loops (W8-W14 and W10's forms: triad, Mandelbrot, short loops
-# inside and outside a pool and on the caller, sums, nested loops, a loop
-# in a join, broadcasts) and tasks (W1-W3, copying and group spawns, the
+# inside and outside a pool, on the caller and after 100 us of the
+# caller's own work, sums, nested loops, a loop in a join, broadcasts) and tasks (W1-W3, copying and group spawns, the
 # BOTS-like coarse shapes).  Environment: SCALE_THREADS (default
 # 1,2,4,8,16), SCALE_RUNS (runs per configuration, default 3),
 # SCALE_SLOT (seconds per workload, default 40), SCALE_BUDGET (seconds in
@@ -28,7 +28,7 @@ budget=${SCALE_BUDGET:-420}
 build=${SCALE_BUILD:-build-scale}
 start=$SECONDS
 
-loops=(small-loops/inside small-loops small-loops/caller broadcast mandelbrot
+loops=(small-loops/inside small-loops small-loops/caller small-loops/gap100 broadcast mandelbrot
        mandelbrot/dynamic sum sum/fixed nested nested/isolated triad triad/static loop-in-join)
 # fib last, with a triple slot: libgomp's task fib takes about 20 s a round
 # at 1-16 threads on 16 cores, and must not starve the rest of the budget.
