@@ -74,7 +74,7 @@ static void draw_all(spool__tuning_t *t)
     t->split_min = draw(&s, t->split_min, 0, big);
     t->loop_short = draw(&s, t->loop_short, 0, big);
     t->fifo_batch_ns = draw(&s, t->fifo_batch_ns, 0, big);
-    /* At most a second: a test of an idle pool waits this long for it. */
+    /* Bounded: the tests wait for an idle pool to sleep, with a deadline. */
     t->keep_max = draw(&s, t->keep_max, 0, UINT64_C(1000000000));
     t->demand_few = (unsigned)draw(&s, t->demand_few, 0, 1u << 20);
     t->pace_every_max = (unsigned)draw(&s, t->pace_every_max, 1, 1u << 20);
