@@ -254,9 +254,10 @@ static bool keeps_looking(spool__sleep_t *s, spool__idle_state_t *idle)
     if (now - idle->since >= keep)
         return false;
     sched_yield();
-    /* Late: a thirty-second of the longest keep, far above a yield that
-     * finds nobody else to run. */
-    if (spool__ticks() - now > s->keep_max / 32)
+    /* Late: a quarter of the longest keep, far above a yield that finds
+     * nobody else to run (even on a virtual CPU), and well below a busy
+     * thread's time slice. */
+    if (spool__ticks() - now > s->keep_max / 4)
         idle->crowded = true;
     return true;
 }
@@ -271,6 +272,10 @@ void spool__sleep_no_work_found(spool__sleep_t *s, spool__idle_state_t *idle,
                                 spool__core_latch_t *latch, bool (*has_work)(void *arg),
                                 void *arg)
 {
+    /* The clock is read at the first fruitless round, not at the search's
+     * start: a search that finds work at once reads nothing. */
+    if (idle->since == 0)
+        idle->since = spool__ticks();
     if (idle->rounds < s->spin_rounds) {
         /* The first rounds spin, twice as long each time: a joiner whose
          * stolen half ends within microseconds sees its latch without a

@@ -86,7 +86,7 @@ typedef struct spool__idle_state {
     unsigned rounds;
     bool kept, slept;      /* it kept looking past its rounds; it blocked */
     bool crowded;          /* a yield of its keep returned late */
-    uint64_t since;        /* when it started searching (ticks) */
+    uint64_t since;        /* its first fruitless round (ticks), 0 before */
     uint64_t jobs_counter; /* JEC read when it got sleepy */
     spool__trace_ring_t *ring; /* records sleeps when not NULL */
     size_t ring_capacity;
@@ -115,7 +115,7 @@ static inline void spool__sleep_start_looking(spool__sleep_t *s, unsigned worker
     idle->worker_index = worker_index;
     idle->rounds = 0;
     idle->kept = idle->slept = idle->crowded = false;
-    idle->since = spool__ticks();
+    idle->since = 0; /* read at the first fruitless round */
     idle->jobs_counter = SPOOL__JEC_DUMMY;
     idle->ring = NULL;
 }
