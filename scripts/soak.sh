@@ -11,7 +11,8 @@
 # Environment: SOAK_BUILD, the build folder (default build; build-random
 # for the random tuning of -DSPOOL_RANDOM_TUNING=ON); SOAK_DIR, where the
 # kept outputs go (default a new folder under /tmp, printed);
-# SOAK_TEST, the test (default test_stress_mix); any SPOOL_TEST_* or
+# SOAK_TEST, the test (default test_stress_mix; test_stress_outside has
+# the outside threads and idle gaps); any SPOOL_TEST_* or
 # SPOOL_TRACE setting is passed on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
