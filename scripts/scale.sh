@@ -11,8 +11,9 @@
 #
 # Groups: loops (W8-W14 and W10's forms: triad, Mandelbrot, short loops
 # inside and outside a pool, on the caller and after 100 us of the
-# caller's own work, sums, nested loops, a loop in a join, broadcasts) and tasks (W1-W3, copying and group spawns, the
-# BOTS-like coarse shapes).  Environment: SCALE_THREADS (default
+# caller's own work, sums, nested loops, a loop in a join, broadcasts)
+# and tasks (W1-W3, copying and group spawns, the BOTS-like coarse
+# shapes).  Environment: SCALE_THREADS (default
 # 1,2,4,8,16), SCALE_RUNS (runs per configuration, default 3),
 # SCALE_SLOT (seconds per workload, default 40), SCALE_BUDGET (seconds in
 # all, default 420), SCALE_BUILD (build folder, default build-scale; one

@@ -166,9 +166,9 @@ static void count_call(void *arg)
 }
 
 /* Calls handed in with the caller's own work between them, gaps that the
- * keep covers: workers keep looking past their rounds for them.  When the calls stop,
- * every worker still sleeps (within its keep, at most keep_max), and no
- * keep exceeds the most. */
+ * keep covers: workers keep looking past their rounds for them.  When the
+ * calls stop, every worker still sleeps (within its keep, at most
+ * keep_max), and no keep exceeds the most. */
 static void test_kept_workers_sleep_when_work_stops(void **state)
 {
     (void)state;

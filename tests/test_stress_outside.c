@@ -127,9 +127,7 @@ static void join_pair(void *arg)
 static void test_outside_joins(void **state)
 {
     (void)state;
-    spool_config_t config = {.num_threads = 2};
-    spool_pool_t *pool;
-    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    spool_pool_t *pool = test_pool(2);
     unsigned long n = test_iters("SPOOL_TEST_OUTSIDE_JOINS", 500000);
     pair_counts_t c = {0, 0};
     for (unsigned long k = 0; k < n; k++)
@@ -180,9 +178,7 @@ static void test_bursts_after_idle(void **state)
     unsigned long bursts = test_iters("SPOOL_TEST_BURSTS", 60);
     static const unsigned pool_sizes[] = {1, 2, 8, 64};
     for (size_t s = 0; s < sizeof pool_sizes / sizeof *pool_sizes; s++) {
-        spool_config_t config = {.num_threads = pool_sizes[s]};
-        spool_pool_t *pool;
-        assert_int_equal(spool_pool_create(&config, &pool), 0);
+        spool_pool_t *pool = test_pool(pool_sizes[s]);
         atomic_store(&burst_done, 0);
         long expected = 0;
         for (unsigned long b = 0; b < bursts; b++) {
