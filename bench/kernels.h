@@ -2,7 +2,8 @@
  * spool-bench's workloads and the peers that run them.  Each peer (seq,
  * spool, OpenMP, oneTBB) implements the same workloads:
  *   fib N          a join at every level (W1)
- *   spawn-lifo N   N tiny spawns in one scope (W2); spawn-fifo likewise
+ *   spawn-lifo N   N tiny spawns in one scope (W2); spawn-fifo likewise;
+ *                  /spread: each adds to its thread's own counter
  *   nqueens N      a spawn per valid column, a scope per row (W3)
  *   sporadic N     N x (submit a tiny join from outside, wait, sleep 1 ms) (W4)
  *   wake N         N x (idle 5 ms, submit, latency to the job's start) (W5)

@@ -3,6 +3,7 @@
  * other threads taking tasks.  W2 spawn-fifo, W4 and W5 have no OpenMP form
  * here (n/a). */
 #include <omp.h>
+#include <stdbool.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +114,12 @@ static void tick(void)
     tick_count++;
 }
 
+/* spawn-lifo/spread: the thread's own counter (the uts counts' nodes). */
+static void tick_spread(void)
+{
+    counts[omp_get_thread_num()].nodes++;
+}
+
 static int omp_start(int threads)
 {
     omp_threads = threads;
@@ -164,8 +171,9 @@ static int omp_run(const char *w, long n, bench_out_t *out)
         coarse_omp(n, strcmp(w, "coarse/mixed") == 0, out);
         return 0;
     }
+    bool spread = strcmp(w, "spawn-lifo/spread") == 0;
     if (strcmp(w, "spawn-fifo") == 0 || strcmp(w, "sporadic") == 0 || strcmp(w, "wake") == 0 ||
-        strchr(w, '/') != NULL)
+        (strchr(w, '/') != NULL && !spread))
         return -1;
     if (strcmp(w, "sort") == 0) {
         bench_sort_run(n, sort_in_region, out);
@@ -186,6 +194,15 @@ static int omp_run(const char *w, long n, bench_out_t *out)
             }
 #pragma omp taskwait
             out->result = tick_count;
+        } else if (spread) {
+            for (long i = 0; i < n; i++) {
+#pragma omp task
+                tick_spread();
+            }
+#pragma omp taskwait
+            out->result = 0;
+            for (int i = 0; i < MAX_WORKERS; i++)
+                out->result += counts[i].nodes;
         } else if (strcmp(w, "nqueens") == 0) {
             out->result = queens((int)n, 0, 0, 0, 0);
         } else if (strncmp(w, "uts-", 4) == 0) {

@@ -42,6 +42,9 @@ static const workload_t workloads[] = {
     {"spawn-lifo/copy16", 1000000, 100000, 1000},
     {"spawn-lifo/copy64", 1000000, 100000, 1000},
     {"spawn-lifo/group", 1000000, 100000, 1000},
+    /* W2 with a counter per thread: no line shared by the workload */
+    {"spawn-lifo/spread", 1000000, 100000, 1000},
+    {"spawn-fifo/spread", 1000000, 100000, 1000},
     {"nqueens", 12, 10, 8},
     {"sporadic", 2000, 200, 10},
     {"wake", 200, 40, 10},

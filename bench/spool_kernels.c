@@ -102,6 +102,22 @@ static void tick(spool_scope_t *s, void *arg)
     atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed);
 }
 
+/* spawn-lifo/spread, spawn-fifo/spread: each call adds to the counter of
+ * the worker that runs it, so no line is shared by the workload itself and
+ * what is left is the pool's own cost. */
+enum { SPREAD_SLOTS = 1024 };
+typedef struct spread_slot {
+    _Alignas(64) long n;
+} spread_slot_t;
+static spread_slot_t spread[SPREAD_SLOTS];
+
+static void tick_spread(spool_scope_t *s, void *arg)
+{
+    (void)s;
+    (void)arg;
+    spread[spool_current_thread_index()].n++;
+}
+
 /* A copying spawn's job: its copy is read, as a real job's would be. */
 static void tick_copy(spool_scope_t *s, void *arg)
 {
@@ -109,9 +125,10 @@ static void tick_copy(spool_scope_t *s, void *arg)
     atomic_fetch_add_explicit(&counter, *(const unsigned char *)arg, memory_order_relaxed);
 }
 
-/* How the spawns are made: W2 itself, or its variants (spool only) with a
- * copied argument of 16 or 64 bytes, or into a task group. */
-enum { SPAWN_PLAIN, SPAWN_COPY16, SPAWN_COPY64, SPAWN_GROUP };
+/* How the spawns are made: W2 itself, or its variants with a copied
+ * argument of 16 or 64 bytes, or into a task group (spool only), or with
+ * a counter per worker. */
+enum { SPAWN_PLAIN, SPAWN_COPY16, SPAWN_COPY64, SPAWN_GROUP, SPAWN_SPREAD };
 
 typedef struct spawn_args {
     long n;
@@ -128,8 +145,9 @@ static void spawn_n(spool_scope_t *s, void *arg)
             spool_scope_spawn_copy(s, tick_copy, block, size);
         return;
     }
+    spool_scope_fn fn = a->how == SPAWN_SPREAD ? tick_spread : tick;
     for (long i = 0; i < a->n; i++)
-        spool_scope_spawn(s, tick, NULL);
+        spool_scope_spawn(s, fn, NULL);
 }
 
 static void spawn_in_scope(void *arg)
@@ -419,10 +437,14 @@ static int spool_run(const char *w, long n, bench_out_t *out)
                           variant == NULL                        ? SPAWN_PLAIN
                           : strcmp(variant, "/copy16") == 0      ? SPAWN_COPY16
                           : strcmp(variant, "/copy64") == 0      ? SPAWN_COPY64
+                          : strcmp(variant, "/spread") == 0      ? SPAWN_SPREAD
                                                                  : SPAWN_GROUP};
         atomic_store(&counter, 0);
+        memset(spread, 0, sizeof spread);
         spool_pool_install(pool, spawn_in_scope, &a);
         out->result = atomic_load(&counter);
+        for (int i = 0; i < SPREAD_SLOTS; i++)
+            out->result += spread[i].n;
     } else if (strncmp(w, "coarse", 6) == 0) {
         long args[2] = {n, strcmp(w, "coarse/mixed") == 0};
         atomic_store(&coarse_done, 0);

@@ -7,20 +7,23 @@
 # slot with a time limit: a slot that does not finish says so and the rest
 # still run; the whole stays within a budget (default 7 minutes).
 #
-#   scripts/scale.sh [loops|tasks|all]
+#   scripts/scale.sh [loops|tasks|all|counts]
 #
 # Groups: loops (W8-W14 and W10's forms: triad, Mandelbrot, short loops
 # inside and outside a pool, on the caller and after 100 us of the
 # caller's own work, sums, nested loops, a loop in a join, broadcasts)
-# and tasks (W1-W3, copying and group spawns, the BOTS-like coarse
-# shapes).  Environment: SCALE_THREADS (default
+# and tasks (W1-W3, copying, group and per-thread-counter spawns, the
+# BOTS-like coarse shapes).  counts: W1-W3 once per thread count in a
+# -DSPOOL_STATS=ON build (folder SCALE_BUILD-stats), one table of what an
+# operation cost on shared lines (scripts/scale_counts.sh).
+# Environment: SCALE_THREADS (default
 # 1,2,4,8,16), SCALE_RUNS (runs per configuration, default 3),
 # SCALE_SLOT (seconds per workload, default 40), SCALE_BUDGET (seconds in
 # all, default 420), SCALE_BUILD (build folder, default build-scale; one
 # with bench/spool-bench already built is used as it is when cmake is
 # missing or SCALE_PREBUILT=1, as on a machine the build was copied to).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 group=${1:-all}
 threads=${SCALE_THREADS:-1,2,4,8,16}
 runs=${SCALE_RUNS:-3}
@@ -33,12 +36,14 @@ loops=(small-loops/inside small-loops small-loops/caller small-loops/gap100 broa
        mandelbrot/dynamic sum sum/fixed nested nested/isolated triad triad/static loop-in-join)
 # fib last, with a triple slot: libgomp's task fib takes about 20 s a round
 # at 1-16 threads on 16 cores, and must not starve the rest of the budget.
-tasks=(nqueens spawn-lifo spawn-fifo spawn-lifo/copy16 spawn-lifo/group coarse coarse/mixed fib)
+tasks=(nqueens spawn-lifo spawn-fifo spawn-lifo/copy16 spawn-lifo/group spawn-lifo/spread
+       spawn-fifo/spread coarse coarse/mixed fib)
 case "$group" in
   loops) list=("${loops[@]}") ;;
   tasks) list=("${tasks[@]}") ;;
   all) list=("${loops[@]}" "${tasks[@]}") ;;
-  *) echo "scripts/scale.sh: unknown group '$group' (loops, tasks or all)" >&2; exit 2 ;;
+  counts) exec scripts/scale_counts.sh ;;
+  *) echo "scripts/scale.sh: unknown group '$group' (loops, tasks, all or counts)" >&2; exit 2 ;;
 esac
 
 echo "# scripts/scale.sh $group: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')), threads $threads, $runs runs, $(date -u +%Y-%m-%dT%H:%MZ)"
