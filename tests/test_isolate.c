@@ -37,20 +37,11 @@ static _Thread_local long thread_value;
 static atomic_int deepest;
 static atomic_long tls_broken;
 
-static void spin_for(unsigned ns)
-{
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    do
-        clock_gettime(CLOCK_MONOTONIC, &b);
-    while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < (long)ns);
-}
-
 static void part(void *ctx, size_t b, size_t e)
 {
     outer_set_t *set = ctx;
     for (size_t i = b; i < e; i++) {
-        spin_for(set->spin_ns);
+        test_busy_ns(set->spin_ns);
         atomic_fetch_add(&set->parts, 1);
     }
 }
@@ -211,7 +202,7 @@ static void leaf(void *ctx, size_t b, size_t e)
     atomic_fetch_add(&m->leaves, (long)(e - b));
     if (spool_current_thread_index() != m->caller)
         atomic_fetch_add(&m->on_other_thread, (long)(e - b));
-    spin_for((unsigned)(e - b) * (m->spin_ns != 0 ? m->spin_ns : 1000));
+    test_busy_ns((long)(e - b) * (m->spin_ns != 0 ? m->spin_ns : 1000));
 }
 
 static void scope_job(spool_scope_t *s, void *arg)

@@ -151,15 +151,6 @@ static void test_keep_follows_gaps(void **state)
     assert_true(searches <= 8);
 }
 
-static void busy_us(long us)
-{
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    do
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    while ((t.tv_sec - t0.tv_sec) * 1000000L + (t.tv_nsec - t0.tv_nsec) / 1000 < us);
-}
-
 static void count_call(void *arg)
 {
     (*(unsigned long *)arg)++;
@@ -180,7 +171,7 @@ static void test_kept_workers_sleep_when_work_stops(void **state)
         assert_int_equal(spool_pool_create(&config, &pool), 0);
         unsigned long done = 0;
         for (unsigned long c = 0; c < calls; c++) {
-            busy_us(c % 3 == 0 ? 20 : c % 3 == 1 ? 100 : 300);
+            test_busy_ns(c % 3 == 0 ? 20000 : c % 3 == 1 ? 100000 : 300000);
             assert_int_equal(spool_pool_install(pool, count_call, &done), 0);
         }
         assert_int_equal(done, calls);

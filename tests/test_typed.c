@@ -182,14 +182,15 @@ SPOOL_TASK_1(long, loop_spawns, long, k)
     return bad;
 }
 
-/* Where a spawned task ran: 1 if not on the spawner's thread.  It works a
- * while, so that idle workers get time to take it. */
+/* Where a spawned task ran: 1 if not on the spawner's thread.  It works
+ * 100 us of wall time in every build: in a pool of more threads than CPUs
+ * the idle workers' searches may wait behind the spawner on its CPU (a
+ * yield) until the OS moves them, and a burst of 64 shorter tasks could
+ * end unstolen round after round. */
 SPOOL_TASK_1(int, elsewhere, int, spawner)
 {
-    volatile long x = 0;
-    for (long i = 0; i < 20000; i++)
-        x = x + i;
-    return spool_current_thread_index() != spawner && x > 0;
+    test_busy_ns(100000);
+    return spool_current_thread_index() != spawner;
 }
 
 SPOOL_TASK_1(long, count_stolen, int, k)

@@ -76,6 +76,17 @@ static inline void test_sleep_ms(long ms)
         ;
 }
 
+/* Works (spins on the clock) for ns nanoseconds of wall time: work whose
+ * length does not depend on the build (sanitizers, valgrind). */
+static inline void test_busy_ns(long ns)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &b);
+    while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < ns);
+}
+
 /* A meeting of n calls that must run at the same time (coarse work spread
  * over idle workers): counts this one in, then waits until all n are in or
  * deadline_ms passed.  True if all met. */
