@@ -66,7 +66,8 @@ for w in "${list[@]}"; do
   fi
   limit=$slot
   [ "$w" = fib ] && limit=$((3 * slot))
-  # libgomp's spawn-lifo takes 5 s a round at 16 threads on 16 cores.
+  # libgomp's task spawns slow down with the threads: its three rounds
+  # of a spawn-lifo row need more than one slot on 16 cores.
   case "$w" in spawn-lifo | spawn-lifo/spread) limit=$((2 * slot)) ;; esac
   [ "$left" -lt "$limit" ] && limit=$left
   t0=$SECONDS

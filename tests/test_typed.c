@@ -183,10 +183,10 @@ SPOOL_TASK_1(long, loop_spawns, long, k)
 }
 
 /* Where a spawned task ran: 1 if not on the spawner's thread.  It works
- * 100 us of wall time in every build: in a pool of more threads than CPUs
- * the idle workers' searches may wait behind the spawner on its CPU (a
- * yield) until the OS moves them, and a burst of 64 shorter tasks could
- * end unstolen round after round. */
+ * a fixed stretch of wall time, the same in every build: in a pool of more
+ * threads than CPUs the idle workers' searches may wait behind the
+ * spawner on its CPU (a yield) until the OS moves them, and a burst of
+ * shorter tasks could end unstolen round after round. */
 SPOOL_TASK_1(int, elsewhere, int, spawner)
 {
     test_busy_ns(100000);
