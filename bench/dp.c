@@ -35,11 +35,13 @@ void bench_dp_busy_ns(long long ns)
 
 static int timed(bench_dp_kernel_fn kernel, const char *w, bench_dp_t *d, bench_dp_out_t *out)
 {
+    long csw0 = bench_context_switches();
     double cpu0 = bench_cpu_seconds();
     long long t0 = bench_now_ns();
     int err = kernel(w, d);
     out->seconds = (double)(bench_now_ns() - t0) * 1e-9;
     out->cpu_s = bench_cpu_seconds() - cpu0;
+    out->csw = bench_context_switches() - csw0;
     return err;
 }
 

@@ -54,6 +54,7 @@ typedef int (*bench_dp_kernel_fn)(const char *w, bench_dp_t *d);
 typedef struct bench_dp_out {
     double seconds; /* the timed section */
     double cpu_s;   /* user + system CPU seconds of the process in it */
+    long csw;       /* the process's context switches in it */
     int is_double;  /* the result is printed with %a */
     long ival;
     double dval;

@@ -197,6 +197,13 @@ double bench_cpu_seconds(void)
            (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
 }
 
+long bench_context_switches(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_nvcsw + ru.ru_nivcsw;
+}
+
 /* ---- the sequential peer ------------------------------------------------- */
 
 static long fib_seq(long n)

@@ -83,6 +83,9 @@ bench_merge_task_t bench_sort_merge(uint32_t *a, uint32_t *b, long n, int to_b);
 void bench_sort_run(long n, void (*sort)(uint32_t *a, uint32_t *b, long n), bench_out_t *out);
 /* User + system CPU seconds of this process. */
 double bench_cpu_seconds(void);
+/* The process's context switches so far: voluntary (a sleep) and
+ * involuntary (a yield or a preemption that gives the CPU away). */
+long bench_context_switches(void);
 
 /* coarse N: N iterations of a loop (one part each) whose iteration i
  * spawns bench_coarse_jobs(i) jobs (5 to 20) into one enclosing scope, job

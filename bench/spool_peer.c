@@ -3,7 +3,7 @@
  * and its one output line:
  *
  *   spool-peer WORKLOAD N THREADS
- *   NAME workload n threads seconds result cpu_s=X maxrss_kb=Y os_threads=Z [p50_us=A p99_us=B]
+ *   NAME workload n threads seconds result cpu_s=X maxrss_kb=Y os_threads=Z csw=W [p50_us=A p99_us=B]
  *
  * NAME is the program's own name: spool for spool-peer, spool-fork for
  * spool-peer-fork, and a copy's name as it is (the harness's build/NAME),
@@ -13,12 +13,14 @@
  * WORKLOAD is fib, spawn-lifo, spawn-fifo, nqueens, sporadic or wake (the
  * kernels are spool-bench's, kernels.h).  The pool is created and warmed up
  * with a small instance (fib 20, spawn 1000, nqueens 8, others 10) first.
+ * cpu_s and csw are the process's CPU time and context switches (a sleep, a
+ * yield or a preemption that gives the CPU away) in the timed run.
  *
  * The data-parallel workloads (dp.h) take WORKLOAD[/VARIANT]:
  * triad[/static] (SPOOL_FOR_FIXED, one part per thread),
  * mandelbrot[/dynamic] (max_len 1: a part per row), small-loops[/inside],
  * sum[/fixed], nested[/outer], loop-in-join, broadcast; their line is
- *   NAME[/VARIANT] workload n threads seconds result cpu_s=X maxrss_kb=Y os_threads=Z
+ *   NAME[/VARIANT] workload n threads seconds result cpu_s=X maxrss_kb=Y os_threads=Z csw=W
  * with the result printed with %a for small-loops, sum and loop-in-join.
  * Variants spool has no form of (OpenMP schedules, oneTBB emulations) print
  * n/a.
@@ -125,12 +127,12 @@ static int thread_count(void)
 }
 
 static void print_usage_line(const char *peer, const char *w, long n, int threads,
-                             double seconds, const char *result, double cpu)
+                             double seconds, const char *result, double cpu, long csw)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("%s %s %ld %d %.6f %s cpu_s=%.6f maxrss_kb=%ld os_threads=%d\n", peer, w, n, threads,
-           seconds, result, cpu, ru.ru_maxrss, thread_count());
+    printf("%s %s %ld %d %.6f %s cpu_s=%.6f maxrss_kb=%ld os_threads=%d csw=%ld\n", peer, w, n,
+           threads, seconds, result, cpu, ru.ru_maxrss, thread_count(), csw);
     fflush(stdout);
 }
 
@@ -163,7 +165,7 @@ static int run_dp(char *spec, long n, int threads)
         snprintf(result, sizeof result, "%a", out.dval);
     else
         snprintf(result, sizeof result, "%ld", out.ival);
-    print_usage_line(peer, spec, n, threads, out.seconds, result, out.cpu_s);
+    print_usage_line(peer, spec, n, threads, out.seconds, result, out.cpu_s, out.csw);
     spool_pool_destroy(pool);
     if (!out.ok) {
         fprintf(stderr, "%s %s %ld: WRONG result %s\n", peer, spec, n, result);
@@ -209,10 +211,12 @@ int main(int argc, char **argv)
     memset(&out, 0, sizeof out);
     spool_worker_stats_t before, after;
     bool counting = counts_take(bench_spool_pool(), &before);
+    long csw0 = bench_context_switches();
     double cpu0 = bench_cpu_seconds();
     long long t0 = bench_now_ns();
     spool->run(w, n, &out);
     double seconds = (double)(bench_now_ns() - t0) * 1e-9, cpu = bench_cpu_seconds() - cpu0;
+    long csw = bench_context_switches() - csw0;
     if (counting && counts_take(bench_spool_pool(), &after))
         counts_print(peer_name, w, n, threads, &before, &after);
 
@@ -221,8 +225,8 @@ int main(int argc, char **argv)
         snprintf(extra, sizeof extra, " p50_us=%.2f p99_us=%.2f", out.p50_us, out.p99_us);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("%s %s %ld %d %.6f %ld cpu_s=%.6f maxrss_kb=%ld os_threads=%d%s\n", peer_name, w, n,
-           threads, seconds, out.result, cpu, ru.ru_maxrss, thread_count(), extra);
+    printf("%s %s %ld %d %.6f %ld cpu_s=%.6f maxrss_kb=%ld os_threads=%d csw=%ld%s\n", peer_name,
+           w, n, threads, seconds, out.result, cpu, ru.ru_maxrss, thread_count(), csw, extra);
     fflush(stdout);
     spool->stop();
     if (out.result != bench_expected(w, n)) {

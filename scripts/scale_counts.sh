@@ -3,7 +3,9 @@
 # thread count (scripts/scale.sh counts): builds spool-peer with
 # -DSPOOL_STATS=ON and runs each workload once per thread count with
 # SPOOL_PEER_COUNTS=1.  A row gives the time of that one run (the counters
-# cost a little), busy = CPU time / (threads x wall time), and the workers'
+# cost a little), busy = CPU time / (threads x wall time), the process's
+# context switches in that run (a sleep is one, and so is a yield or a
+# preemption that gives the CPU to another thread), and the workers'
 # counters summed and divided by the workload's operations (a spawn, an
 # nqueens node, a join of fib): steals, failed steals, sleeps, wake-ups
 # given, and read-modify-writes on scope and group counts, deques, FIFO
@@ -27,8 +29,8 @@ fi
 peer=$build/bench/spool-peer
 [ -x "$peer" ] || { echo "scripts/scale_counts.sh: no $peer" >&2; exit 1; }
 
-echo "| workload | T | s | busy | per | steals | failed steals | sleeps | wake-ups | RMW counts | RMW deques | RMW queues | RMW sleep |"
-echo "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| workload | T | s | busy | switches | per | steals | failed steals | sleeps | wake-ups | RMW counts | RMW deques | RMW queues | RMW sleep |"
+echo "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for wn in "${work[@]}"; do
   for t in ${threads//,/ }; do
     # shellcheck disable=SC2086 # wn is "WORKLOAD N"
@@ -40,11 +42,11 @@ for wn in "${work[@]}"; do
     fi
     awk -v t="$t" '
       /^counts / { for (i = 6; i <= NF; i++) { split($i, kv, "="); c[kv[1]] = kv[2] } w = $3 " " $4 }
-      /^spool/ && NF >= 6 { s = $5; for (i = 7; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "cpu_s") cpu = kv[2] } }
+      /^spool/ && NF >= 6 { s = $5; for (i = 7; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "cpu_s") cpu = kv[2]; if (kv[1] == "csw") csw = kv[2] } }
       END {
         if (w == "") { print "| - | " t " | no counts (not a -DSPOOL_STATS=ON build?) |"; exit }
-        printf "| %s | %d | %.6f | %.2f | %s | %.3g | %.3g | %.3g | %.3g | %.3g | %.3g | %.3g | %.3g |\n",
-               w, t, s, cpu / (t * s), c["per"], c["steals"], c["failed_steals"], c["sleeps"],
+        printf "| %s | %d | %.6f | %.2f | %s | %s | %.3g | %.3g | %.3g | %.3g | %.3g | %.3g | %.3g | %.3g |\n",
+               w, t, s, cpu / (t * s), csw, c["per"], c["steals"], c["failed_steals"], c["sleeps"],
                c["woke"], c["rmw_counts"], c["rmw_deques"], c["rmw_queues"], c["rmw_sleep"]
       }' <<<"$out"
   done
