@@ -3,7 +3,8 @@
  * and its one output line:
  *
  *   spool-peer WORKLOAD N THREADS
- *   NAME workload n threads seconds result cpu_s=X maxrss_kb=Y os_threads=Z csw=W [p50_us=A p99_us=B]
+ *   NAME workload n threads seconds result cpu_s=X maxrss_kb=Y os_threads=Z csw=W
+ *        [p50_us=A p99_us=B]
  *
  * NAME is the program's own name: spool for spool-peer, spool-fork for
  * spool-peer-fork, and a copy's name as it is (the harness's build/NAME),

@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "platform/places.h"
 #include "pool_idle.h"
 #include "sleep/sleep.h"
 #include "spool.h"
@@ -184,6 +185,71 @@ static void test_kept_workers_sleep_when_work_stops(void **state)
     }
 }
 
+/* Jobs that block (here in a sleep) in a pool of more threads than CPUs:
+ * spawns run side by side on the workers idle when the spawner starts
+ * running one of them (spool_scope_spawn), and each that no idle worker
+ * can take wakes a sleeper (sleep.md), so all of them run at once.  A pool
+ * that woke no more workers than CPUs would run them in waves. */
+typedef struct side_by_side {
+    atomic_int running;
+    atomic_int most;
+} side_by_side_t;
+
+static void blocking_job(spool_scope_t *scope, void *arg)
+{
+    (void)scope;
+    side_by_side_t *s = arg;
+    int now = atomic_fetch_add(&s->running, 1) + 1;
+    int most = atomic_load(&s->most);
+    while (now > most && !atomic_compare_exchange_weak(&s->most, &most, now))
+        ;
+    test_sleep_ms(200);
+    atomic_fetch_sub(&s->running, 1);
+}
+
+static unsigned blocking_jobs;
+
+static void spawn_blocking(spool_scope_t *scope, void *arg)
+{
+    for (unsigned i = 0; i < blocking_jobs; i++)
+        assert_int_equal(spool_scope_spawn(scope, blocking_job, arg), 0);
+}
+
+static void blocking_round(void *arg)
+{
+    spool_scope(spawn_blocking, arg);
+}
+
+static void blocking_round_fifo(void *arg)
+{
+    spool_scope_fifo(spawn_blocking, arg);
+}
+
+static void test_blocking_jobs_run_side_by_side(void **state)
+{
+    (void)state;
+    unsigned cpus = spool__places_cpu_count();
+    if (cpus == 0)
+        cpus = 1;
+    unsigned threads = 2 * cpus + 2 > 64 ? 64 : 2 * cpus + 2;
+    blocking_jobs = threads;
+    spool_config_t config = {.num_threads = threads};
+    spool_pool_t *pool;
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    for (int round = 0; round < 4; round++) {
+        side_by_side_t s = {0, 0};
+        /* Asleep first, as the pool is between bursts. */
+        assert_true(test_wait_pool_asleep(pool, 5000));
+        spool_fn fn = round % 2 != 0 ? blocking_round_fifo : blocking_round;
+        assert_int_equal(spool_pool_install(pool, fn, &s), 0);
+        print_message("%u CPUs, %u workers: %d of %u jobs at once\n", cpus, threads,
+                      atomic_load(&s.most), blocking_jobs);
+        assert_int_equal(atomic_load(&s.running), 0);
+        assert_int_equal(atomic_load(&s.most), blocking_jobs);
+    }
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -193,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_pool_sleeps_after_short_loops),
         cmocka_unit_test(test_keep_follows_gaps),
         cmocka_unit_test(test_kept_workers_sleep_when_work_stops),
+        cmocka_unit_test(test_blocking_jobs_run_side_by_side),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
