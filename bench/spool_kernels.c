@@ -102,20 +102,22 @@ static void tick(spool_scope_t *s, void *arg)
     atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed);
 }
 
+/* Per-worker counters on lines of their own: UTS's nodes and leaves, and
+ * the spread spawns' calls (in nodes). */
+enum { MAX_WORKERS = 1024 };
+typedef struct uts_counts {
+    _Alignas(64) long nodes, leaves;
+} uts_counts_t;
+static uts_counts_t uts_counts[MAX_WORKERS];
+
 /* spawn-lifo/spread, spawn-fifo/spread: each call adds to the counter of
  * the worker that runs it, so no line is shared by the workload itself and
  * what is left is the pool's own cost. */
-enum { SPREAD_SLOTS = 1024 };
-typedef struct spread_slot {
-    _Alignas(64) long n;
-} spread_slot_t;
-static spread_slot_t spread[SPREAD_SLOTS];
-
 static void tick_spread(spool_scope_t *s, void *arg)
 {
     (void)s;
     (void)arg;
-    spread[spool_current_thread_index()].n++;
+    uts_counts[spool_current_thread_index()].nodes++;
 }
 
 /* A copying spawn's job: its copy is read, as a real job's would be. */
@@ -296,11 +298,6 @@ static void stamp_start(void *arg)
 
 /* ---- W6 UTS: a scope per node with children, a spawn per child ------------- */
 
-enum { MAX_WORKERS = 1024 };
-typedef struct uts_counts {
-    _Alignas(64) long nodes, leaves;
-} uts_counts_t;
-static uts_counts_t uts_counts[MAX_WORKERS];
 static const uts_tree_t *uts_tree;
 
 typedef struct uts_frame {
@@ -440,11 +437,11 @@ static int spool_run(const char *w, long n, bench_out_t *out)
                           : strcmp(variant, "/spread") == 0      ? SPAWN_SPREAD
                                                                  : SPAWN_GROUP};
         atomic_store(&counter, 0);
-        memset(spread, 0, sizeof spread);
+        memset(uts_counts, 0, sizeof uts_counts);
         spool_pool_install(pool, spawn_in_scope, &a);
         out->result = atomic_load(&counter);
-        for (int i = 0; i < SPREAD_SLOTS; i++)
-            out->result += spread[i].n;
+        for (int i = 0; i < MAX_WORKERS; i++)
+            out->result += uts_counts[i].nodes;
     } else if (strncmp(w, "coarse", 6) == 0) {
         long args[2] = {n, strcmp(w, "coarse/mixed") == 0};
         atomic_store(&coarse_done, 0);

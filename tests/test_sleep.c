@@ -191,6 +191,7 @@ static void test_kept_workers_sleep_when_work_stops(void **state)
  * can take wakes a sleeper (sleep.md), so all of them run at once.  A pool
  * that woke no more workers than CPUs would run them in waves. */
 typedef struct side_by_side {
+    unsigned jobs;
     atomic_int running;
     atomic_int most;
 } side_by_side_t;
@@ -207,11 +208,10 @@ static void blocking_job(spool_scope_t *scope, void *arg)
     atomic_fetch_sub(&s->running, 1);
 }
 
-static unsigned blocking_jobs;
-
 static void spawn_blocking(spool_scope_t *scope, void *arg)
 {
-    for (unsigned i = 0; i < blocking_jobs; i++)
+    const side_by_side_t *s = arg;
+    for (unsigned i = 0; i < s->jobs; i++)
         assert_int_equal(spool_scope_spawn(scope, blocking_job, arg), 0);
 }
 
@@ -232,20 +232,19 @@ static void test_blocking_jobs_run_side_by_side(void **state)
     if (cpus == 0)
         cpus = 1;
     unsigned threads = 2 * cpus + 2 > 64 ? 64 : 2 * cpus + 2;
-    blocking_jobs = threads;
     spool_config_t config = {.num_threads = threads};
     spool_pool_t *pool;
     assert_int_equal(spool_pool_create(&config, &pool), 0);
     for (int round = 0; round < 4; round++) {
-        side_by_side_t s = {0, 0};
+        side_by_side_t s = {threads, 0, 0};
         /* Asleep first, as the pool is between bursts. */
         assert_true(test_wait_pool_asleep(pool, 5000));
         spool_fn fn = round % 2 != 0 ? blocking_round_fifo : blocking_round;
         assert_int_equal(spool_pool_install(pool, fn, &s), 0);
         print_message("%u CPUs, %u workers: %d of %u jobs at once\n", cpus, threads,
-                      atomic_load(&s.most), blocking_jobs);
+                      atomic_load(&s.most), s.jobs);
         assert_int_equal(atomic_load(&s.running), 0);
-        assert_int_equal(atomic_load(&s.most), blocking_jobs);
+        assert_int_equal(atomic_load(&s.most), s.jobs);
     }
     assert_int_equal(spool_pool_destroy(pool), 0);
 }
