@@ -116,9 +116,7 @@ if [ -z "$genmc" ]; then
   export GENMC_BUILD=${GENMC_BUILD:-/tmp/genmc-v0.11.0}
   # A GenMC built there before (by this script) is reused: the build takes
   # minutes.
-  # find fails where GENMC_BUILD is missing (a fresh machine); under
-  # pipefail that must not end the script.
-  genmc=$(find "$GENMC_BUILD" -maxdepth 2 -name genmc -type f -perm -u+x 2>/dev/null | head -1) || true
+  genmc=$(find "$GENMC_BUILD" -maxdepth 2 -name genmc -type f -perm -u+x 2>/dev/null | head -1)
   if [ -z "$genmc" ] || ! "$genmc" --version >/dev/null 2>&1; then
     genmc=$("$tools/build.sh" "$tools"/genmc-v*.tar.gz | tail -1)
   fi
