@@ -55,9 +55,12 @@ static void test_delayed_demands_lose_nothing(void **state)
         spool_pool_t *pool = test_pool(threads[k]);
         for (int fifo = 0; fifo <= 1; fifo++) {
             /* Rounds until thieves have waited at least once: a steal, and
-             * a demand on its victim after it, are up to the scheduler. */
+             * a demand on its victim after it, are up to the scheduler, and
+             * on a loaded machine a round may end before a thief runs. */
             unsigned long waits = 0;
-            for (int round = 0; round < 50 && waits == 0; round++) {
+            struct timespec start;
+            clock_gettime(CLOCK_MONOTONIC, &start);
+            while (waits == 0 && test_ms_since(&start) < 20000) {
                 memset((void *)w.ran, 0, n);
                 w.fifo = fifo;
                 assert_int_equal(spool_pool_install(pool, run_spawns, &w), 0);

@@ -87,6 +87,17 @@ static inline void test_busy_ns(long ns)
     while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < ns);
 }
 
+/* Milliseconds of wall time since *start (CLOCK_MONOTONIC).  Tests that
+ * repeat rounds until the scheduler shows something bound the rounds by
+ * time, not by count: on a loaded machine a woken worker may not run for
+ * many short rounds. */
+static inline long test_ms_since(const struct timespec *start)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (now.tv_sec - start->tv_sec) * 1000L + (now.tv_nsec - start->tv_nsec) / 1000000L;
+}
+
 /* A meeting of n calls that must run at the same time (coarse work spread
  * over idle workers): counts this one in, then waits until all n are in or
  * deadline_ms passed.  True if all met. */
