@@ -164,7 +164,7 @@ static void test_tag_posted_when_wait_returns(void **state)
 #define WAIT_TAG_POLLS_BEFORE_YIELD 0
 #else
     unsigned long rounds = test_iters("SPOOL_TEST_WAIT_TAG_ROUNDS", 20000);
-/* Polls without yielding while the worker likely runs the task (the
+    /* Polls without yielding while the worker likely runs the task (the
      * window K7 is about is short), then yields at each poll: on a loaded
      * machine the worker may not run until the waiter gives up its CPU. */
 #define WAIT_TAG_POLLS_BEFORE_YIELD 100000

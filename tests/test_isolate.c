@@ -71,10 +71,7 @@ static void outer(void *arg)
         assert_int_equal(spool_pool_spawn(set->pool, outer, o), 0);
         return;
     }
-    int depth = ++outer_depth;
-    int seen = atomic_load(&deepest);
-    while (depth > seen && !atomic_compare_exchange_weak(&deepest, &seen, depth))
-        ;
+    test_raise_to(&deepest, ++outer_depth);
     thread_value = o->id;
     int err = pthread_mutex_lock(&set->lock);
     if (err == EDEADLK)

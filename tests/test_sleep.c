@@ -200,10 +200,7 @@ static void blocking_job(spool_scope_t *scope, void *arg)
 {
     (void)scope;
     side_by_side_t *s = arg;
-    int now = atomic_fetch_add(&s->running, 1) + 1;
-    int most = atomic_load(&s->most);
-    while (now > most && !atomic_compare_exchange_weak(&s->most, &most, now))
-        ;
+    test_raise_to(&s->most, atomic_fetch_add(&s->running, 1) + 1);
     test_sleep_ms(200);
     atomic_fetch_sub(&s->running, 1);
 }

@@ -76,15 +76,22 @@ static inline void test_sleep_ms(long ms)
         ;
 }
 
+/* Nanoseconds of wall time since *start (CLOCK_MONOTONIC). */
+static inline long test_ns_since(const struct timespec *start)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (now.tv_sec - start->tv_sec) * 1000000000L + (now.tv_nsec - start->tv_nsec);
+}
+
 /* Works (spins on the clock) for ns nanoseconds of wall time: work whose
  * length does not depend on the build (sanitizers, valgrind). */
 static inline void test_busy_ns(long ns)
 {
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    do
-        clock_gettime(CLOCK_MONOTONIC, &b);
-    while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < ns);
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    while (test_ns_since(&start) < ns)
+        ;
 }
 
 /* Milliseconds of wall time since *start (CLOCK_MONOTONIC).  Tests that
@@ -93,9 +100,15 @@ static inline void test_busy_ns(long ns)
  * many short rounds. */
 static inline long test_ms_since(const struct timespec *start)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (now.tv_sec - start->tv_sec) * 1000L + (now.tv_nsec - start->tv_nsec) / 1000000L;
+    return test_ns_since(start) / 1000000L;
+}
+
+/* Raises *most to value if it is below. */
+static inline void test_raise_to(atomic_int *most, int value)
+{
+    int seen = atomic_load(most);
+    while (value > seen && !atomic_compare_exchange_weak(most, &seen, value))
+        ;
 }
 
 /* A meeting of n calls that must run at the same time (coarse work spread
