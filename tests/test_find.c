@@ -159,7 +159,9 @@ static void test_call_lengths(void **state)
 
 /* A match in the first 1% of the range: the searches look at less than 10%
  * of it at 2 threads (every part stops within a piece of the match's
- * discovery). */
+ * discovery).  A searcher preempted between its match and its publication
+ * lets the other scan on for a time slice, so each round has up to 3
+ * tries; a search without the early exit looks at all of it in each. */
 static void test_early_exit(void **state)
 {
     (void)state;
@@ -168,20 +170,23 @@ static void test_early_exit(void **state)
     assert_int_equal(spool_pool_create(&config, &pool), 0);
     const size_t n = 4000000;
     for (int round = 0; round < 5; round++) {
-        search_case_t c;
-        memset(&c, 0, sizeof c);
-        c.begin = 0;
-        c.end = n;
-        c.nd.lo = 1;
-        c.nd.hi = SIZE_MAX;
-        c.nd.n = 1;
-        c.nd.at[0] = n / 100 - 1 - (size_t)round * 1000;
-        assert_int_equal(spool_pool_install(pool, run_case, &c), 0);
-        assert_int_equal(c.first, c.nd.at[0]);
-        assert_int_equal(c.any, c.nd.at[0]);
-        size_t looked = atomic_load(&c.nd.looked); /* both searches */
-        print_message("match at %zu: the two searches looked at %zu of 2 x %zu\n", c.nd.at[0],
-                      looked, n);
+        size_t looked = SIZE_MAX;
+        for (int try = 0; try < 3 && looked >= 2 * (n / 10); try++) {
+            search_case_t c;
+            memset(&c, 0, sizeof c);
+            c.begin = 0;
+            c.end = n;
+            c.nd.lo = 1;
+            c.nd.hi = SIZE_MAX;
+            c.nd.n = 1;
+            c.nd.at[0] = n / 100 - 1 - (size_t)round * 1000;
+            assert_int_equal(spool_pool_install(pool, run_case, &c), 0);
+            assert_int_equal(c.first, c.nd.at[0]);
+            assert_int_equal(c.any, c.nd.at[0]);
+            looked = atomic_load(&c.nd.looked); /* both searches */
+            print_message("match at %zu: the two searches looked at %zu of 2 x %zu\n",
+                          c.nd.at[0], looked, n);
+        }
         assert_true(looked < 2 * (n / 10));
     }
     assert_int_equal(spool_pool_destroy(pool), 0);
