@@ -83,6 +83,7 @@ extern const spool__job_kind_t spool__kind_task;           /* task.c */
 extern const spool__job_kind_t spool__kind_install;        /* install.c */
 extern const spool__job_kind_t spool__kind_broadcast;      /* broadcast.c */
 extern const spool__job_kind_t spool__kind_caller_service; /* caller.c */
+extern const spool__job_kind_t spool__kind_lend;           /* lend.c */
 
 /* Is job a join frame (spool_join's b, spool_fork_inline's)?  The common
  * case of every take, inline. */

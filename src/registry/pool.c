@@ -172,6 +172,8 @@ static int pool_new(const spool_config_t *config, unsigned n, bool lend_slot, sp
         if ((err = STEP(spool__worker_init(&pool->workers[built], pool, built))) != 0)
             goto no_workers;
     pool->num_threads = n;
+    /* The caller slot's holder is never lent (lend.h). */
+    atomic_init(&pool->workers[n].dock, SPOOL__DOCK_BUSY);
     atomic_init(&pool->caller_taken, 0);
     atomic_init(&pool->lifecycle, 1);
     atomic_init(&pool->refs, 1);

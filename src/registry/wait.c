@@ -302,13 +302,16 @@ static bool own_newest_takeable(spool__worker_t *w, uint64_t r)
 
 /* A sleeper's final check, after its count and SleepFence: work posted
  * with a PushFence, which no take of its may have seen yet (sleep.md): the
- * pool's queue, its broadcasts, the free caller slot's broadcasts. */
+ * pool's queue, its broadcasts, the free caller slot's broadcasts, and a
+ * claim of its dock (lend.md). */
 static bool posted_work(void *arg)
 {
     spool__worker_t *w = arg;
     spool_pool_t *pool = w->pool;
+    /* Relaxed, as the others: after the SleepFence (lend.md, ClaimFence). */
     return !spool__injector_is_empty(&pool->injector) || spool__deque_len(&w->broadcasts) > 0 ||
-           (w->index < pool->num_threads && spool__caller_needs_serving(pool));
+           (w->index < pool->num_threads && spool__caller_needs_serving(pool)) ||
+           spool__dock_claimed(atomic_load_explicit(&w->dock, memory_order_relaxed));
 }
 
 /* The isolated sleeper's final check, after its count and SleepFence: is a
@@ -341,10 +344,13 @@ static bool region_has_work(void *arg)
  * from) or latch is set (NULL), sleeping between rounds.  A search of
  * region 0 counts w idle (counted: it is already, a new worker's first
  * search) and sleeps in the counters' protocol; a region's search is not
- * counted and sleeps as an isolated sleeper (isolate.md).  Recorded on the
- * timeline if it records. */
+ * counted and sleeps as an isolated sleeper (isolate.md).  lent: NULL, or
+ * at w's top level where it for a claim that came with the job found (to
+ * run after it, lend.md); w's dock is open while it searches there, and a
+ * claim alone is returned as the job.  Recorded on the timeline if it
+ * records. */
 static spool__job_t *search(spool__worker_t *w, spool__filter_t f, spool__core_latch_t *latch,
-                            spool__taken_t *t, bool counted)
+                            spool__taken_t *t, bool counted, spool__job_t **lent)
 {
     spool__sleep_t *sleep = &w->pool->sleep;
     spool__idle_state_t idle;
@@ -364,6 +370,8 @@ static spool__job_t *search(spool__worker_t *w, spool__filter_t f, spool__core_l
     uint64_t t0 = idle.ring != NULL ? spool__trace_now() : 0;
     spool__job_t *job;
     if (f.region == 0) {
+        if (lent != NULL)
+            spool__dock_open(&w->dock);
         for (;;) {
             /* A set latch: whatever the caller did before it waited is work
              * found. */
@@ -371,9 +379,16 @@ static spool__job_t *search(spool__worker_t *w, spool__filter_t f, spool__core_l
                 job = NULL;
                 break;
             }
-            job = spool__take(w, f, t);
-            if (job != NULL)
+            if (lent != NULL && (job = spool__dock_take(&w->dock)) != NULL) {
+                *t = (spool__taken_t){SPOOL__FROM_LENT, false};
                 break;
+            }
+            job = spool__take(w, f, t);
+            if (job != NULL) {
+                if (lent != NULL)
+                    *lent = spool__dock_close(&w->dock);
+                break;
+            }
             spool__sleep_no_work_found(sleep, &idle, latch, posted_work, w);
         }
         spool__sleep_work_found(sleep, job != NULL && jobs_left(w));
@@ -416,7 +431,7 @@ void spool__wait_until_cold(spool__worker_t *w, spool__core_latch_t *latch)
         spool__taken_t t;
         spool__job_t *job = spool__take(w, f, &t);
         if (job == NULL) {
-            job = search(w, f, latch, &t, false);
+            job = search(w, f, latch, &t, false, NULL);
             if (job == NULL)
                 return;
         }
@@ -448,12 +463,26 @@ void spool__wait_recorded_cold(spool__worker_t *w, spool__core_latch_t *latch, v
     spool__wait_until_cold(w, latch);
 }
 
-void spool__wait_first(spool__worker_t *w)
+void spool__serve(spool__worker_t *w)
 {
-    spool__taken_t t;
-    spool__job_t *job = search(w, spool__filter_here(w, false), &w->terminate, &t, true);
-    if (job != NULL)
+    spool__filter_t f = spool__filter_here(w, false);
+    bool counted = true; /* a new worker is counted idle until it searches */
+    while (!spool__core_latch_probe(&w->terminate)) {
+        spool__taken_t t;
+        spool__job_t *lent = NULL, *job = NULL;
+        /* Its dock first: after a lend returns it may be claimed already
+         * (lend.md, L3); while jobs keep coming it is BUSY. */
+        if (!counted && (job = spool__dock_take(&w->dock)) != NULL)
+            t = (spool__taken_t){SPOOL__FROM_LENT, false};
+        else if (!counted && (job = spool__take(w, f, &t)) != NULL)
+            lent = spool__dock_close(&w->dock);
+        else if ((job = search(w, f, &w->terminate, &t, counted, &lent)) == NULL)
+            return;
+        counted = false;
         spool__run_taken(w, job, t);
+        if (SPOOL__UNLIKELY(lent != NULL))
+            spool__run_taken(w, lent, (spool__taken_t){SPOOL__FROM_LENT, false});
+    }
 }
 
 spool_yield_t spool__yield(spool__worker_t *w, bool local)

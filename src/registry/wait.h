@@ -84,9 +84,11 @@ static inline void spool__wait_recorded(struct spool__worker *w, spool__core_lat
         spool__wait_recorded_cold(w, latch, fn, arg);
 }
 
-/* A new worker's first search (it is counted idle already), until a job
- * turns up (run) or its pool stops. */
-void spool__wait_first(struct spool__worker *w);
+/* A worker's top level, its thread's main loop: until its pool stops, w
+ * takes and runs jobs (a new worker's first search is counted idle
+ * already), and runs what a layer above lends it for (lend.h: its dock is
+ * open while it searches). */
+void spool__serve(struct spool__worker *w);
 
 /* A yield: at most one job taken with w's filter (local: its own deque and
  * broadcasts only) and run. */

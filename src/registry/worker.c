@@ -64,6 +64,9 @@ int spool__worker_init(spool__worker_t *w, spool_pool_t *pool, unsigned index)
      * thread publishing would only change the order jobs run in). */
     spool__pace_init(&w->pace, pool->num_slots > 1);
     spool__core_latch_init(&w->terminate);
+    /* Idle before its thread runs: its first search looks at the dock
+     * before it takes anything (wait.c). */
+    atomic_init(&w->dock, SPOOL__DOCK_IDLE);
     return 0;
 }
 
@@ -140,14 +143,13 @@ void *spool__worker_main(void *arg)
 #endif
     if (pool->start_handler != NULL)
         pool->start_handler(pool->handler_ctx, w->index);
-    /* Counted idle since the pool's start (sleep.md): search first, so that
-     * no moment between the handler and the search counts the worker busy
-     * (a job's holder that looked then kept its other jobs private).  The
-     * search is recorded if a trace runs already (SPOOL_TRACE starts one
-     * before the threads): a worker that finds no work still shows its
-     * sleeps. */
-    spool__wait_first(w);
-    spool__wait_until(w, &w->terminate);
+    /* Counted idle since the pool's start (sleep.md): it searches first
+     * (spool__serve), so that no moment between the handler and the search
+     * counts the worker busy (a job's holder that looked then kept its
+     * other jobs private).  The search is recorded if a trace runs already
+     * (SPOOL_TRACE starts one before the threads): a worker that finds no
+     * work still shows its sleeps. */
+    spool__serve(w);
     spool__worker_leave(); /* the exit handler runs outside the pool */
     if (pool->exit_handler != NULL)
         pool->exit_handler(pool->handler_ctx, w->index);

@@ -20,6 +20,7 @@
 #include "memory/copy_arena.h"
 #include "deque/demand.h"
 #include "registry/job_fifo.h"
+#include "registry/lend.h"
 #include "sleep/latch.h"
 #include "deque/pace.h"
 #include "registry/pool.h"
@@ -68,6 +69,10 @@ typedef struct spool__worker {
      * first call's record (wait.c; spool__worker_record_begin). */
     spool__trace_t *recording;
     unsigned trace_from;
+    /* Its dock (lend.h): SPOOL__DOCK_IDLE while it looks for work at its top
+     * level, a lend record once a layer above claimed it, else BUSY; the
+     * caller slot's stays BUSY. */
+    _Atomic(uintptr_t) dock;
     /* The caller slot's worker: its holder entered a context on arrival
      * (caller.c), to leave when it goes. */
     bool caller_entered;

@@ -61,6 +61,9 @@ static void put_source(FILE *f, const spool__span_t *s)
     case SPOOL__FROM_AT_SPAWN:
         fputs("\"run at its spawn (no memory for a job)\"", f);
         break;
+    case SPOOL__FROM_LENT:
+        fputs("\"lent (an OpenMP team)\"", f);
+        break;
     default:
         fputs("\"own deque\"", f);
     }
