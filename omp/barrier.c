@@ -1,0 +1,134 @@
+/* A team's barrier (omp.md, "Barriers"): a count of arrivals and a
+ * generation; the last thread to arrive starts the next generation.
+ * Waiters spin on the generation, then park: a lent worker in its pool's
+ * wait loop, an outside thread on a lock latch (registry/lend.h).  A
+ * waiter registers before it parks and looks at the generation once more;
+ * the last thread bumps the generation, then sets the park of every
+ * registered waiter it can claim (the seq-cst pairs below). */
+#include <limits.h>
+
+#include "omp_impl.h"
+
+void spool__omp_barrier_init(spool__omp_barrier_t *b)
+{
+    atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
+    atomic_store_explicit(&b->gen, 0, memory_order_relaxed);
+    atomic_store_explicit(&b->sleepers, 0, memory_order_relaxed);
+    atomic_store_explicit(&b->cancelled, false, memory_order_relaxed);
+}
+
+unsigned long spool__omp_spin_count(unsigned n)
+{
+    const spool__omp_env_t *e = &spool__omp_env;
+    if (n > e->cpus)
+        /* More threads than CPUs: a spinner keeps the CPU from a thread
+         * that has work (throttled, as libgomp's). */
+        return e->wait_policy > 0 ? 1000 : 0;
+    if (e->wait_policy > 0)
+        return ULONG_MAX;
+    if (e->wait_policy == 0)
+        return 0;
+    /* Short: the park's own wait spins and yields before it sleeps. */
+    return 2000;
+}
+
+/* Sets the park of every member of team but self that is registered and
+ * not claimed yet. */
+static void wake_parked(spool__omp_team_t *team, unsigned self)
+{
+    for (unsigned i = 0; i < team->nthreads; i++) {
+        if (i == self)
+            continue;
+        spool__omp_member_t *m = &team->members[i];
+        /* Acq_rel on the exchange: acquire pairs with the waiter's
+         * seq-cst increment of sleepers (its park is set up; reached
+         * through our seq-cst load of sleepers, which reads that
+         * increment or a later one); of a waiter and this thread, the one
+         * whose exchange reads 1 owns the wake-up. */
+        if (atomic_load_explicit(&m->parked, memory_order_relaxed) != 0 &&
+            atomic_exchange_explicit(&m->parked, 0, memory_order_acq_rel) != 0)
+            spool__park_set(&m->park);
+    }
+}
+
+/* After a new generation or the cancel: wake the parked waiters.  Seq-cst
+ * load: pairs with the waiters' seq-cst increment and load in park() (the
+ * store-buffer pair: either a waiter sees the new generation, or we see
+ * its count). */
+static void release_parked(spool__omp_team_t *team, unsigned self)
+{
+    if (atomic_load_explicit(&team->bar.sleepers, memory_order_seq_cst) != 0)
+        wake_parked(team, self);
+}
+
+static bool released(spool__omp_barrier_t *b, unsigned g, memory_order mo)
+{
+    return atomic_load_explicit(&b->gen, mo) != g || atomic_load_explicit(&b->cancelled, mo);
+}
+
+/* Waiter id parks until generation g ends. */
+static void park(spool__omp_team_t *team, unsigned id, unsigned g)
+{
+    spool__omp_barrier_t *b = &team->bar;
+    spool__omp_member_t *m = &team->members[id];
+    if (spool__park_init(&m->park) != 0)
+        spool__omp_fatal("cannot set up a wait at a barrier");
+    atomic_store_explicit(&m->parked, 1, memory_order_relaxed);
+    /* Seq-cst increment, then seq-cst loads: pairs with the last
+     * thread's seq-cst store of gen (or the canceller's of cancelled) and
+     * its seq-cst load of sleepers in release_parked. */
+    atomic_fetch_add_explicit(&b->sleepers, 1, memory_order_seq_cst);
+    if (!released(b, g, memory_order_seq_cst) ||
+        /* Released meanwhile: unless the releaser claimed us (then it
+         * sets our park, and we must wait for that), we are done.
+         * Acq_rel: as in wake_parked. */
+        atomic_exchange_explicit(&m->parked, 0, memory_order_acq_rel) == 0)
+        spool__park_wait(&m->park);
+    /* Relaxed: a count that only makes the last thread look. */
+    atomic_fetch_sub_explicit(&b->sleepers, 1, memory_order_relaxed);
+    spool__park_destroy(&m->park);
+}
+
+bool spool__omp_barrier_wait(spool__omp_team_t *team, unsigned id)
+{
+    spool__omp_barrier_t *b = &team->bar;
+    unsigned n = team->nthreads;
+    /* Relaxed: this thread saw the generation it is in (it bumped it, or
+     * acquired it when its last barrier ended). */
+    unsigned g = atomic_load_explicit(&b->gen, memory_order_relaxed);
+    if (atomic_load_explicit(&b->cancelled, memory_order_acquire))
+        return true;
+    if (n == 1)
+        return false;
+    /* Acq_rel: the arrivals form a release sequence that the last one
+     * acquires, so that its store of gen publishes every thread's work. */
+    if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) + 1 == n) {
+        atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
+        /* Seq-cst (a release): pairs with the waiters' acquire loads of gen
+         * below, and with their seq-cst pair in park(). */
+        atomic_store_explicit(&b->gen, g + 1, memory_order_seq_cst);
+        release_parked(team, id);
+        return atomic_load_explicit(&b->cancelled, memory_order_relaxed);
+    }
+    unsigned long spin = spool__omp_spin_count(n);
+    /* Acquire: pairs with the last thread's store of gen (or the
+     * canceller's of cancelled).  A park may be set by the last thread of
+     * an earlier generation that claimed this one's registration late
+     * (omp.md, B3): the loop looks again and parks again. */
+    for (unsigned long i = 0; !released(b, g, memory_order_acquire); i++) {
+        if (i < spin)
+            spool__omp_relax();
+        else
+            park(team, id, g);
+    }
+    return atomic_load_explicit(&b->cancelled, memory_order_relaxed);
+}
+
+void spool__omp_barrier_cancel(spool__omp_team_t *team)
+{
+    spool__omp_barrier_t *b = &team->bar;
+    /* Seq-cst: as the store of gen in spool__omp_barrier_wait. */
+    atomic_store_explicit(&b->cancelled, true, memory_order_seq_cst);
+    spool__omp_thread_t *thr = spool__omp_thread();
+    release_parked(team, thr->ts.id);
+}

@@ -1,0 +1,292 @@
+/*
+ * Internal: libspool-omp, gcc's OpenMP ABI on spool's pool (omp.md).
+ *
+ * A team is a region's threads: the encountering thread (thread 0) and
+ * workers of its pool lent to it while they were idle (registry/lend.h),
+ * each running the region's function as an implicit task.  Per thread:
+ * its team state (which team, which thread of it, levels, where it is in
+ * the team's worksharing constructs) and its current task (the ICVs).
+ * Never installed.
+ */
+#ifndef SPOOL_OMP_IMPL_H
+#define SPOOL_OMP_IMPL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spool.h"
+
+#include "registry/lend.h"
+
+/* The ABI's entry points: every GOMP_ and omp_ name libgomp.so.1 exports. */
+#define SPOOL_OMP_API __attribute__((visibility("default")))
+
+#define SPOOL_OMP_LINE 64
+
+/* A spinning thread's pause. */
+#if defined(__x86_64__) || defined(__i386__)
+#define spool__omp_relax() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define spool__omp_relax() __asm__ __volatile__("yield" ::: "memory")
+#else
+#define spool__omp_relax() atomic_signal_fence(memory_order_seq_cst)
+#endif
+#define SPOOL_OMP_ALIGNED _Alignas(SPOOL_OMP_LINE)
+
+/* gcc's schedule kinds (omp.h's omp_sched_t, and the ABI's 0 for runtime). */
+enum {
+    SPOOL_OMP_SCHED_RUNTIME = 0,
+    SPOOL_OMP_SCHED_STATIC = 1,
+    SPOOL_OMP_SCHED_DYNAMIC = 2,
+    SPOOL_OMP_SCHED_GUIDED = 3,
+    SPOOL_OMP_SCHED_AUTO = 4,
+    SPOOL_OMP_SCHED_MONOTONIC = (int)0x80000000u
+};
+
+/* The internal control variables of a task's data environment. */
+typedef struct spool__omp_icv {
+    unsigned long nthreads;  /* nthreads-var: for the next region */
+    unsigned thread_limit;   /* thread-limit-var (UINT_MAX: none) */
+    unsigned max_active_levels;
+    int run_sched;           /* run-sched-var, a schedule kind | MONOTONIC */
+    int run_chunk;
+    int bind;                /* bind-var (omp_proc_bind_t) */
+    int default_device;
+    bool dyn;                /* dyn-var */
+} spool__omp_icv_t;
+
+/* A task: its ICVs (the second half of the work adds its children). */
+typedef struct spool__omp_task {
+    spool__omp_icv_t icv;
+} spool__omp_task_t;
+
+/* ---- work shares --------------------------------------------------------- */
+
+/* How many worksharing constructs a thread may be ahead of the slowest of
+ * its team (nowait): the ring of work shares. */
+#define SPOOL_OMP_RING 8
+
+/* A worksharing construct's shared state (a loop, sections, a single's
+ * copy), in a slot of its team's ring (omp.md, "Work shares"). */
+typedef struct spool__omp_ws {
+    /* 2d: free for construct d; 2d+1: taken for d (its first thread sets
+     * it up). */
+    SPOOL_OMP_ALIGNED _Atomic unsigned long gen;
+    /* d+1 once construct d is set up; 0 before. */
+    _Atomic unsigned long ready;
+    /* Threads done with it. */
+    _Atomic unsigned left;
+    int sched;    /* static, dynamic or guided (no runtime or auto here) */
+    bool fast;    /* dynamic: next may overshoot n without wrapping */
+    bool ordered;
+    /* A loop in its logical iteration space: iteration k is start + k *
+     * incr (modulo 2^64, for long and unsigned long long loops alike),
+     * k < n; end is the loop's own end, handed out with the last chunk. */
+    unsigned long long start, end, incr, n, chunk;
+    /* The next logical iteration not handed out (dynamic, guided,
+     * sections): the one word threads change. */
+    SPOOL_OMP_ALIGNED _Atomic unsigned long long next;
+    /* ordered: the logical start of the chunk whose ordered regions may
+     * run (each chunk passes it on to its end when it is done). */
+    SPOOL_OMP_ALIGNED _Atomic unsigned long long turn;
+    /* single copyprivate: the executing thread's data. */
+    void *copyprivate;
+    /* GOMP_loop_start's and GOMP_sections2_start's mem: zeroed memory
+     * shared by the team for the construct. */
+    void *mem;
+    /* doacross (ordered(n) with depend): per outermost iteration, the
+     * flattened position of the inner iterations posted last, plus one. */
+    _Atomic unsigned long long *doacross;
+    unsigned doacross_dims;
+    unsigned long long doacross_inner[16]; /* counts of the inner dimensions */
+} spool__omp_ws_t;
+
+/* ---- teams ---------------------------------------------------------------- */
+
+struct spool__omp_team;
+
+/* A team's barrier (barrier.c; omp.md, "Barriers"). */
+typedef struct spool__omp_barrier {
+    SPOOL_OMP_ALIGNED _Atomic unsigned arrived;
+    SPOOL_OMP_ALIGNED _Atomic unsigned gen;
+    _Atomic unsigned sleepers; /* threads registered to park, or parked */
+    _Atomic bool cancelled;    /* cancel parallel: barriers return at once */
+} spool__omp_barrier_t;
+
+/* One thread of a team. */
+typedef struct spool__omp_member {
+    SPOOL_OMP_ALIGNED struct spool__omp_team *team;
+    unsigned id;
+    bool lent; /* a lent worker (else thread 0, or a reserve thread) */
+    spool__omp_task_t task; /* its implicit task */
+    /* Its park at barriers: 1 while registered and not yet claimed by the
+     * barrier's last thread. */
+    _Atomic int parked;
+    spool__park_t park;
+} spool__omp_member_t;
+
+/* A thread's state in its current team (saved across a nested region). */
+typedef struct spool__omp_ts {
+    struct spool__omp_team *team; /* NULL: in no region (an initial task) */
+    unsigned id;
+    unsigned level, active_level;
+    unsigned long ws_next;    /* the number of its next worksharing construct */
+    spool__omp_ws_t *ws;      /* the one it is in */
+    unsigned long single_count;
+    long static_trip;         /* static schedules: chunks taken; -1: done */
+    /* ordered: the logical bounds of its chunk; ticket -1: none */
+    long long ticket;
+    unsigned long long chunk_end;
+} spool__omp_ts_t;
+
+typedef struct spool__omp_team {
+    unsigned nthreads;
+    unsigned level, active_level;
+    void (*fn)(void *);
+    void *data;
+    spool__omp_ts_t prev_ts;       /* thread 0's state before the region */
+    spool__omp_task_t *prev_task;
+    /* Set once nthreads is final: a lent worker reads nothing before. */
+    _Atomic int go;
+    bool combined; /* every thread starts inside construct 0 */
+    /* The region's end: members still running, and PARKED once thread 0
+     * parks to wait for them (omp.md, "The end of a region"). */
+    SPOOL_OMP_ALIGNED _Atomic unsigned join;
+    spool__omp_barrier_t bar;
+    SPOOL_OMP_ALIGNED _Atomic unsigned long single_count;
+    _Atomic bool ws_cancelled;
+    unsigned busy_counted; /* threads counted against OMP_THREAD_LIMIT */
+    spool__omp_ws_t ring[SPOOL_OMP_RING];
+    unsigned capacity;             /* members allocated */
+    struct spool__omp_team *next;  /* the owner's cache of teams */
+    spool__omp_member_t *members;  /* capacity of them */
+    spool__lend_t *lends;          /* lends[k - 1]: member k's, when lent */
+} spool__omp_team_t;
+
+#define SPOOL_OMP_JOIN_PARKED 0x80000000u
+
+/* The calling thread's OpenMP state. */
+typedef struct spool__omp_thread {
+    spool__omp_ts_t ts;
+    spool__omp_task_t *task;       /* the current task */
+    spool__omp_task_t initial;     /* its initial task (outside any region) */
+    spool__omp_team_t *free_teams; /* teams it led, kept for its next regions */
+    spool__omp_ws_t *solo;         /* its work share outside any region */
+    bool ready;                    /* initial task set up */
+} spool__omp_thread_t;
+
+extern _Thread_local spool__omp_thread_t spool__omp_tls __attribute__((tls_model("initial-exec")));
+
+void spool__omp_thread_setup(spool__omp_thread_t *thr);
+
+static inline spool__omp_thread_t *spool__omp_thread(void)
+{
+    spool__omp_thread_t *thr = &spool__omp_tls;
+    if (__builtin_expect(!thr->ready, 0))
+        spool__omp_thread_setup(thr);
+    return thr;
+}
+
+static inline spool__omp_icv_t *spool__omp_icv(void)
+{
+    return &spool__omp_thread()->task->icv;
+}
+
+/* ---- the environment (env.c) ------------------------------------------------ */
+
+typedef struct spool__omp_env {
+    spool__omp_icv_t icv;           /* the initial tasks' ICVs */
+    unsigned long *nthreads_list;   /* OMP_NUM_THREADS's later levels, or NULL */
+    unsigned long nthreads_list_len;
+    int wait_policy;                /* 1 active, 0 passive, -1 unset */
+    unsigned long spin;             /* pauses before a barrier parks */
+    size_t stack_size;              /* OMP_STACKSIZE (0: unset) */
+    bool cancellation;
+    int max_task_priority;
+    unsigned cpus;                  /* CPUs the process may use */
+    unsigned max_threads;           /* the most threads a team may have */
+} spool__omp_env_t;
+
+extern spool__omp_env_t spool__omp_env;
+
+/* Reads the environment, once (before any other use). */
+void spool__omp_env_init(void);
+/* One line on stderr, "libspool-omp: ...", and abort. */
+_Noreturn void spool__omp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One line on stderr, "libspool-omp: ...". */
+void spool__omp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The pool for a region opened here: the calling worker's, else the global
+ * pool (configured from the environment first); NULL if none can start. */
+spool_pool_t *spool__omp_pool(void);
+
+/* ---- teams (team.c) ---------------------------------------------------------- */
+
+/* Starts a team for fn(data), thread 0 the caller, of the threads the
+ * num_threads clause asks (specified; 0 if none, 1 if the if clause was
+ * false) or nthreads-var, as many as the pool can lend; ws0, if not NULL,
+ * sets up the team's first work share for the final number of threads (a
+ * combined parallel loop or sections) before any member runs.  Returns the
+ * number of threads. */
+unsigned spool__omp_team_start(void (*fn)(void *), void *data, unsigned specified, unsigned flags,
+                               void (*ws0)(spool__omp_ws_t *ws, void *arg, unsigned n),
+                               void *ws0_arg);
+/* Thread 0, after fn: waits for the team and ends the region. */
+void spool__omp_team_end(void);
+
+/* ---- barriers (barrier.c) ----------------------------------------------------- */
+
+void spool__omp_barrier_init(spool__omp_barrier_t *b);
+/* The calling thread (thread id of team) arrives and waits for the rest.
+ * True if the team's barriers were cancelled (cancel parallel). */
+bool spool__omp_barrier_wait(spool__omp_team_t *team, unsigned id);
+/* Cancels the team's barriers: waiters return true from now on. */
+void spool__omp_barrier_cancel(spool__omp_team_t *team);
+/* The spin before a thread of a team of n parks. */
+unsigned long spool__omp_spin_count(unsigned n);
+
+/* ---- work shares (work.c) ------------------------------------------------------- */
+
+/* The calling thread enters its next worksharing construct: true if it is
+ * the first, which sets it up and then calls spool__omp_ws_ready. */
+bool spool__omp_ws_enter(spool__omp_thread_t *thr);
+void spool__omp_ws_ready(spool__omp_thread_t *thr);
+/* The calling thread is done with its construct (the last frees it). */
+void spool__omp_ws_leave(spool__omp_thread_t *thr);
+/* A team's ring, as new (thread 0, before any member runs). */
+void spool__omp_ws_reset(spool__omp_team_t *team);
+/* Memory of size bytes for the construct, zeroed, shared by the team (the
+ * first thread allocates it, the last frees it). */
+void *spool__omp_ws_mem(spool__omp_ws_t *ws, size_t size);
+
+/* ---- loops (loop.c) ------------------------------------------------------------ */
+
+/* The logical iteration count of a long loop, and of an unsigned long long
+ * one (up: counting up). */
+unsigned long long spool__omp_count_l(long start, long end, long incr);
+unsigned long long spool__omp_count_u(bool up, unsigned long long start, unsigned long long end,
+                                      unsigned long long incr);
+/* Sets up ws for a loop of kind sched (static, dynamic or guided) of n
+ * logical iterations, for a team of nthreads. */
+void spool__omp_loop_init(spool__omp_ws_t *ws, unsigned long long start, unsigned long long end,
+                          unsigned long long incr, unsigned long long n, int sched,
+                          unsigned long long chunk, unsigned nthreads);
+/* The schedule kind and chunk of sched once runtime and auto are
+ * resolved (the monotonic bit dropped). */
+int spool__omp_sched_resolve(int sched, unsigned long long *chunk);
+/* The next chunk of the calling thread's loop, as logical [*from, *to):
+ * false when there is none. */
+bool spool__omp_loop_next(spool__omp_thread_t *thr, unsigned long long *from,
+                          unsigned long long *to);
+/* ordered: the calling thread is done with its chunk; it waits for its
+ * turn and passes it on. */
+void spool__omp_ordered_pass(spool__omp_thread_t *thr);
+
+/* ---- locks (lock.c) --------------------------------------------------------------- */
+
+/* A word lock: 0 free, 1 held, 2 held with waiters (futex on Linux). */
+void spool__omp_lock_word(_Atomic int *w);
+void spool__omp_unlock_word(_Atomic int *w);
+
+#endif

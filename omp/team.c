@@ -1,0 +1,286 @@
+/* Teams: a parallel region's threads, thread 0 the encountering thread and
+ * the others workers lent by its pool (omp.md, "Teams"). */
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gomp_abi.h"
+#include "omp_impl.h"
+#include "reserve.h"
+
+_Thread_local spool__omp_thread_t spool__omp_tls __attribute__((tls_model("initial-exec")));
+
+/* Threads in teams, counted against OMP_THREAD_LIMIT (only while it is
+ * set): the initial thread and each team's others. */
+static _Atomic unsigned long threads_busy = 1;
+
+static pthread_key_t teams_key;
+static pthread_once_t teams_key_once = PTHREAD_ONCE_INIT;
+
+static void free_teams(void *arg)
+{
+    spool__omp_thread_t *thr = arg;
+    while (thr->free_teams != NULL) {
+        spool__omp_team_t *t = thr->free_teams;
+        thr->free_teams = t->next;
+        free(t->members);
+        free(t->lends);
+        free(t);
+    }
+}
+
+static void make_teams_key(void)
+{
+    if (pthread_key_create(&teams_key, free_teams) != 0)
+        spool__omp_fatal("cannot create a thread-specific key");
+}
+
+void spool__omp_thread_setup(spool__omp_thread_t *thr)
+{
+    spool__omp_env_init();
+    thr->initial.icv = spool__omp_env.icv;
+    memset(&thr->ts, 0, sizeof thr->ts);
+    thr->ts.ticket = -1;
+    thr->task = &thr->initial;
+    thr->ready = true;
+}
+
+/* ---- the team's memory --------------------------------------------------------- */
+
+/* A team for n threads: one the calling thread led before, or a new one. */
+static spool__omp_team_t *team_get(spool__omp_thread_t *thr, unsigned n)
+{
+    for (spool__omp_team_t **p = &thr->free_teams; *p != NULL; p = &(*p)->next)
+        if ((*p)->capacity >= n) {
+            spool__omp_team_t *t = *p;
+            *p = t->next;
+            return t;
+        }
+    unsigned cap = n < 4 ? 4 : n;
+    spool__omp_team_t *t = aligned_alloc(SPOOL_OMP_LINE, sizeof *t);
+    spool__omp_member_t *m =
+        aligned_alloc(SPOOL_OMP_LINE, (size_t)cap * sizeof(spool__omp_member_t));
+    spool__lend_t *l = malloc((size_t)cap * sizeof(spool__lend_t));
+    if (t == NULL || m == NULL || l == NULL)
+        spool__omp_fatal("out of memory for a team of %u threads", n);
+    memset(t, 0, sizeof *t);
+    memset(m, 0, (size_t)cap * sizeof *m);
+    t->capacity = cap;
+    t->members = m;
+    t->lends = l;
+    spool__omp_barrier_init(&t->bar);
+    pthread_once(&teams_key_once, make_teams_key);
+    pthread_setspecific(teams_key, thr);
+    return t;
+}
+
+static void team_put(spool__omp_thread_t *thr, spool__omp_team_t *t)
+{
+    t->next = thr->free_teams;
+    thr->free_teams = t;
+}
+
+/* ---- how many threads ---------------------------------------------------------- */
+
+/* How many threads a region opened here gets at most; those beyond the
+ * first are counted against OMP_THREAD_LIMIT (*counted) while it is set. */
+static unsigned resolve(spool__omp_thread_t *thr, unsigned specified, unsigned *counted)
+{
+    const spool__omp_icv_t *icv = &thr->task->icv;
+    *counted = 0;
+    if (specified == 1 || thr->ts.active_level >= icv->max_active_levels)
+        return 1;
+    unsigned long n = specified != 0 ? specified : icv->nthreads;
+    if (n > spool__omp_env.max_threads)
+        n = spool__omp_env.max_threads;
+    if (icv->thread_limit != UINT_MAX && n > 1) {
+        /* Relaxed: a count, no data rides on it. */
+        unsigned long busy = atomic_load_explicit(&threads_busy, memory_order_relaxed), take;
+        do {
+            take = icv->thread_limit + 1 > busy ? icv->thread_limit + 1 - busy : 1;
+            if (take > n)
+                take = n;
+        } while (!atomic_compare_exchange_weak_explicit(&threads_busy, &busy, busy + take - 1,
+                                                        memory_order_relaxed,
+                                                        memory_order_relaxed));
+        n = take;
+        *counted = (unsigned)take - 1;
+    }
+    return (unsigned)n;
+}
+
+/* ---- members -------------------------------------------------------------------- */
+
+/* The state of thread id of team as it starts its implicit task. */
+static void enter_team(spool__omp_thread_t *thr, spool__omp_team_t *team, unsigned id,
+                       unsigned long ws_next, spool__omp_ws_t *ws)
+{
+    thr->ts = (spool__omp_ts_t){.team = team,
+                                .id = id,
+                                .level = team->level,
+                                .active_level = team->active_level,
+                                .ws_next = ws_next,
+                                .ws = ws,
+                                .single_count = 0,
+                                .static_trip = 0,
+                                .ticket = -1};
+    thr->task = &team->members[id].task;
+}
+
+/* A member done with the region: the join's count drops; the last wakes
+ * thread 0 if it parked.  The member's last access to the team. */
+static void join_arrive(spool__omp_team_t *team)
+{
+    /* Acq_rel: release pairs with thread 0's acquire loads of join (the
+     * member's work is visible to it); acquire reads PARKED with the
+     * park that thread 0 set up before it. */
+    unsigned old = atomic_fetch_sub_explicit(&team->join, 1, memory_order_acq_rel);
+    if (old == (1u | SPOOL_OMP_JOIN_PARKED))
+        spool__park_set(&team->members[0].park);
+}
+
+static void member_main(void *arg)
+{
+    spool__omp_member_t *m = arg;
+    spool__omp_team_t *team = m->team;
+    /* Acquire pairs with thread 0's release store of go: nthreads and the
+     * rest of the team are final. */
+    for (unsigned spins = 0; atomic_load_explicit(&team->go, memory_order_acquire) == 0; spins++)
+        if (spins < 1000)
+            spool__omp_relax();
+        else
+            sched_yield();
+    spool__omp_thread_t *thr = spool__omp_thread();
+    spool__omp_ts_t saved = thr->ts;
+    spool__omp_task_t *saved_task = thr->task;
+    enter_team(thr, team, m->id, team->combined ? 1 : 0, team->combined ? &team->ring[0] : NULL);
+    team->fn(team->data);
+    thr->ts = saved;
+    thr->task = saved_task;
+    if (m->lent)
+        spool__lend_return();
+    join_arrive(team);
+}
+
+/* ---- the region ------------------------------------------------------------------- */
+
+static void init_member(spool__omp_team_t *team, unsigned id, const spool__omp_icv_t *icv)
+{
+    spool__omp_member_t *m = &team->members[id];
+    m->team = team;
+    m->id = id;
+    m->lent = false;
+    m->task.icv = *icv;
+    atomic_store_explicit(&m->parked, 0, memory_order_relaxed);
+}
+
+unsigned spool__omp_team_start(void (*fn)(void *), void *data, unsigned specified, unsigned flags,
+                               void (*ws0)(spool__omp_ws_t *ws, void *arg, unsigned n),
+                               void *ws0_arg)
+{
+    spool__omp_thread_t *thr = spool__omp_thread();
+    unsigned counted;
+    unsigned nthreads = resolve(thr, specified, &counted);
+    spool__omp_team_t *team = team_get(thr, nthreads);
+    team->fn = fn;
+    team->data = data;
+    team->prev_ts = thr->ts;
+    team->prev_task = thr->task;
+    team->level = thr->ts.level + 1;
+    atomic_store_explicit(&team->go, 0, memory_order_relaxed);
+    atomic_store_explicit(&team->single_count, 0, memory_order_relaxed);
+    atomic_store_explicit(&team->ws_cancelled, false, memory_order_relaxed);
+    spool__omp_barrier_init(&team->bar);
+    spool__omp_ws_reset(team);
+    /* The implicit tasks' ICVs: the encountering task's, nthreads-var from
+     * OMP_NUM_THREADS's next level, bind-var from the clause. */
+    spool__omp_icv_t icv = thr->task->icv;
+    if (spool__omp_env.nthreads_list != NULL && team->level < spool__omp_env.nthreads_list_len)
+        icv.nthreads = spool__omp_env.nthreads_list[team->level];
+    if (icv.bind != 0 && (flags & 7) != 0)
+        icv.bind = (int)(flags & 7);
+    init_member(team, 0, &icv);
+    unsigned n = 1;
+    if (nthreads > 1) {
+        spool_pool_t *pool = spool__omp_pool();
+        for (unsigned id = 1; id < nthreads; id++) {
+            init_member(team, id, &icv);
+            spool__lend_init(&team->lends[id - 1], member_main, &team->members[id]);
+        }
+        if (pool != NULL) {
+            /* The same workers region after region where they are idle (a
+             * worker leader starts after itself): a static schedule's
+             * data stays in their caches. */
+            int self = spool_current_thread_index();
+            unsigned first = self >= 0 ? (unsigned)self + 1 : 0;
+            n += spool__lend(pool, first, nthreads - 1, team->lends);
+            for (unsigned id = 1; id < n; id++)
+                team->members[id].lent = true;
+        }
+        if (n < nthreads && !icv.dyn) {
+            /* dyn-var false: the team has every thread it asked for, from
+             * threads of the library's own where the pool has none idle. */
+            for (; n < nthreads; n++)
+                if (!spool__omp_reserve_run(member_main, &team->members[n]))
+                    spool__omp_fatal("cannot start thread %u of a team of %u (OMP_DYNAMIC=false)",
+                                     n, nthreads);
+        }
+    }
+    if (counted > n - 1) {
+        /* Relaxed: as in resolve. */
+        atomic_fetch_sub_explicit(&threads_busy, counted - (n - 1), memory_order_relaxed);
+        counted = n - 1;
+    }
+    team->busy_counted = counted;
+    team->nthreads = n;
+    team->active_level = thr->ts.active_level + (n > 1);
+    team->combined = ws0 != NULL;
+    if (ws0 != NULL) {
+        /* Construct 0 set up before anyone runs (a combined parallel
+         * loop or sections): every thread starts inside it. */
+        spool__omp_ws_t *ws = &team->ring[0];
+        atomic_store_explicit(&ws->gen, 1, memory_order_relaxed);
+        ws0(ws, ws0_arg, n);
+        atomic_store_explicit(&ws->ready, 1, memory_order_relaxed);
+    }
+    atomic_store_explicit(&team->join, n - 1, memory_order_relaxed);
+    /* Release pairs with the members' acquire loads in member_main. */
+    atomic_store_explicit(&team->go, 1, memory_order_release);
+    enter_team(thr, team, 0, ws0 != NULL ? 1 : 0, ws0 != NULL ? &team->ring[0] : NULL);
+    return n;
+}
+
+void spool__omp_team_end(void)
+{
+    spool__omp_thread_t *thr = spool__omp_thread();
+    spool__omp_team_t *team = thr->ts.team;
+    if (team == NULL || thr->ts.id != 0)
+        spool__omp_fatal("GOMP_parallel_end: not called by thread 0 of a region");
+    /* Acquire (each load) pairs with the members' release decrements in
+     * join_arrive: their work is visible. */
+    unsigned long spin = spool__omp_spin_count(team->nthreads);
+    for (unsigned long i = 0; atomic_load_explicit(&team->join, memory_order_acquire) != 0; i++) {
+        if (i < spin) {
+            spool__omp_relax();
+            continue;
+        }
+        spool__omp_member_t *m0 = &team->members[0];
+        if (spool__park_init(&m0->park) != 0)
+            spool__omp_fatal("cannot set up a wait for the team's end");
+        /* Acq_rel: acquire as above; release pairs with the last member's
+         * acquire decrement, which then sees the park set up. */
+        unsigned old =
+            atomic_fetch_or_explicit(&team->join, SPOOL_OMP_JOIN_PARKED, memory_order_acq_rel);
+        if ((old & ~SPOOL_OMP_JOIN_PARKED) != 0)
+            spool__park_wait(&m0->park);
+        spool__park_destroy(&m0->park);
+        break;
+    }
+    if (team->busy_counted != 0)
+        atomic_fetch_sub_explicit(&threads_busy, team->busy_counted, memory_order_relaxed);
+    thr->ts = team->prev_ts;
+    thr->task = team->prev_task;
+    team_put(thr, team);
+}

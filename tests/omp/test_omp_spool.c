@@ -1,0 +1,192 @@
+/* libspool-omp with spool: one pool for both.  Regions inside spool jobs
+ * take the pool's idle workers and never make threads; spool_join,
+ * spool_for and scopes inside a region run on the same workers; teams
+ * whose threads wait at barriers while jobs of other teams run on them
+ * finish.  OMP_NUM_THREADS=4: a pool of 3 workers and the caller slot. */
+#include "omp_test.h"
+
+static atomic_int most_threads;
+
+static void note_threads(void)
+{
+    test_raise_to(&most_threads, test_os_threads());
+}
+
+static void test_one_pool(void **state)
+{
+    (void)state;
+    /* The first region configures the global pool for OpenMP. */
+    atomic_int n = 0;
+#pragma omp parallel
+    atomic_fetch_add(&n, 1);
+    assert_int_equal(atomic_load(&n), 4);
+    assert_int_equal(spool_current_num_threads(), 4); /* 3 workers and the slot */
+    assert_int_equal(omp_get_max_threads(), 4);
+    atomic_store(&most_threads, 0);
+    note_threads();
+}
+
+typedef struct part_result {
+    atomic_int regions, members, bad;
+} part_result_t;
+
+/* A spool_for's part that opens a region: as many threads as the pool
+ * lends it, every one a worker or the caller slot's holder. */
+static void part_with_region(void *arg, size_t begin, size_t end)
+{
+    part_result_t *r = arg;
+    (void)begin;
+    (void)end;
+    atomic_int members = 0;
+    int size = -1;
+#pragma omp parallel
+    {
+        note_threads();
+        atomic_fetch_add(&members, 1);
+        if (spool_current_thread_index() < 0 && omp_get_thread_num() != 0)
+            atomic_fetch_add(&r->bad, 1);
+#pragma omp barrier
+#pragma omp single
+        size = omp_get_num_threads();
+#pragma omp for
+        for (int k = 0; k < 100; k++)
+            test_busy_ns(1000);
+    }
+    if (atomic_load(&members) != size || size < 1 || size > 4)
+        atomic_fetch_add(&r->bad, 1);
+    atomic_fetch_add(&r->regions, 1);
+    atomic_fetch_add(&r->members, size);
+}
+
+static void test_regions_inside_spool_for(void **state)
+{
+    (void)state;
+    for (int round = 0; round < 20; round++) {
+        part_result_t r = {0};
+        spool_for_opts_t opts = {.min_len = 1, .max_len = 1};
+        spool_for(0, 16, &opts, part_with_region, &r);
+        assert_int_equal(atomic_load(&r.regions), 16);
+        assert_int_equal(atomic_load(&r.bad), 0);
+    }
+    /* Never more threads than the pool's three and main. */
+    assert_true(atomic_load(&most_threads) <= 4);
+}
+
+static void square(void *arg, size_t begin, size_t end)
+{
+    for (size_t i = begin; i < end; i++)
+        ((long *)arg)[i] = (long)(i * i);
+}
+
+typedef struct fib_arg {
+    int n;
+    long r;
+} fib_arg_t;
+
+static void fib(void *p)
+{
+    fib_arg_t *f = p;
+    if (f->n < 15) {
+        long a = 0, b = 1;
+        for (int i = 0; i < f->n; i++) {
+            long t = a + b;
+            a = b;
+            b = t;
+        }
+        f->r = a;
+        return;
+    }
+    fib_arg_t x = {f->n - 1, 0}, y = {f->n - 2, 0};
+    spool_join(fib, &x, fib, &y);
+    f->r = x.r + y.r;
+}
+
+static void scope_job(spool_scope_t *scope, void *arg)
+{
+    (void)scope;
+    atomic_fetch_add((atomic_int *)arg, 1);
+}
+
+static void scope_body(spool_scope_t *scope, void *arg)
+{
+    for (int i = 0; i < 50; i++)
+        spool_scope_spawn(scope, scope_job, arg);
+}
+
+static void test_spool_inside_regions(void **state)
+{
+    (void)state;
+    static long sq[4][1000];
+    atomic_int bad = 0, spawned = 0;
+#pragma omp parallel
+    {
+        int id = omp_get_thread_num();
+        note_threads();
+        spool_for(0, 1000, NULL, square, sq[id]);
+        fib_arg_t f = {25, 0};
+        fib(&f);
+        if (f.r != 75025)
+            atomic_fetch_add(&bad, 1);
+        spool_scope(scope_body, &spawned);
+#pragma omp barrier
+        for (int i = 0; i < 1000; i++)
+            if (sq[id][i] != (long)i * i)
+                atomic_fetch_add(&bad, 1);
+    }
+    assert_int_equal(atomic_load(&bad), 0);
+    assert_int_equal(atomic_load(&spawned), 200);
+    assert_true(atomic_load(&most_threads) <= 4);
+}
+
+/* Teams of many spool jobs at once, each with barriers: a thread waiting
+ * at its team's barrier runs other jobs, which lead teams of their own;
+ * none may wait for a team it blocks. */
+static void busy_team(void *arg, size_t begin, size_t end)
+{
+    atomic_long *sum = arg;
+    (void)begin;
+    (void)end;
+    long local = 0;
+#pragma omp parallel reduction(+ : local)
+    {
+        for (int b = 0; b < 5; b++) {
+#pragma omp for schedule(dynamic)
+            for (int k = 0; k < 64; k++)
+                local += k;
+        }
+    }
+    atomic_fetch_add(sum, local);
+}
+
+static void test_teams_inside_teams(void **state)
+{
+    (void)state;
+    for (int round = 0; round < 10; round++) {
+        atomic_long sum = 0;
+        spool_for_opts_t opts = {.min_len = 1, .max_len = 1};
+        spool_for(0, 64, &opts, busy_team, &sum);
+        assert_int_equal(atomic_load(&sum), 64L * 5 * (63 * 64 / 2));
+    }
+    omp_set_max_active_levels(3);
+    atomic_long sum = 0;
+#pragma omp parallel
+    {
+        spool_for_opts_t opts = {.min_len = 1, .max_len = 1};
+        spool_for(0, 8, &opts, busy_team, &sum);
+    }
+    omp_set_max_active_levels(1);
+    assert_int_equal(atomic_load(&sum), 4L * 8 * 5 * (63 * 64 / 2));
+    assert_true(atomic_load(&most_threads) <= 4);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_one_pool),
+        cmocka_unit_test(test_regions_inside_spool_for),
+        cmocka_unit_test(test_spool_inside_regions),
+        cmocka_unit_test(test_teams_inside_teams),
+    };
+    omp_test_assert_on_spool();
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
