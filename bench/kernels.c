@@ -204,6 +204,31 @@ long bench_context_switches(void)
     return ru.ru_nvcsw + ru.ru_nivcsw;
 }
 
+int bench_os_threads(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    if (f == NULL)
+        return -1;
+    char line[256];
+    int n = -1;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (strncmp(line, "Threads:", 8) == 0)
+            n = atoi(line + 8);
+    fclose(f);
+    return n;
+}
+
+void bench_print_peer_line(const char *peer, const char *w, long n, int threads, double seconds,
+                           const char *result, double cpu_s, long csw, const char *extra)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("%s %s %ld %d %.6f %s cpu_s=%.6f maxrss_kb=%ld os_threads=%d csw=%ld%s\n", peer, w, n,
+           threads, seconds, result, cpu_s, ru.ru_maxrss, bench_os_threads(), csw,
+           extra != NULL ? extra : "");
+    fflush(stdout);
+}
+
 /* ---- the sequential peer ------------------------------------------------- */
 
 static long fib_seq(long n)

@@ -86,6 +86,12 @@ double bench_cpu_seconds(void);
 /* The process's context switches so far: voluntary (a sleep) and
  * involuntary (a yield or a preemption that gives the CPU away). */
 long bench_context_switches(void);
+/* Threads in this process (/proc/self/status); -1 if unreadable. */
+int bench_os_threads(void);
+/* The peer harness's output line (WORKLOADS.md): peer workload n threads
+ * seconds result cpu_s=X maxrss_kb=Y os_threads=Z csw=W, then extra. */
+void bench_print_peer_line(const char *peer, const char *w, long n, int threads, double seconds,
+                           const char *result, double cpu_s, long csw, const char *extra);
 
 /* coarse N: N iterations of a loop (one part each) whose iteration i
  * spawns bench_coarse_jobs(i) jobs (5 to 20) into one enclosing scope, job

@@ -1,7 +1,9 @@
 /* spool-bench's workloads on OpenMP tasks (built with -fopenmp): one
  * `parallel num_threads(T)` region whose `single` thread runs the root, the
- * other threads taking tasks.  W2 spawn-fifo, W4 and W5 have no OpenMP form
- * here (n/a). */
+ * other threads taking tasks.  W4 and W5 submit a job as one `parallel
+ * num_threads(T + 1)` region (the main thread is thread 0; the runtime
+ * keeps the T others between regions, idle as its wait policy says), as
+ * the peer harness defines them.  W2 spawn-fifo has no OpenMP form (n/a). */
 #include <omp.h>
 #include <stdbool.h>
 
@@ -165,15 +167,67 @@ static void coarse_omp(long n, int mixed, bench_out_t *out)
     out->result = done;
 }
 
+/* W4's job: the join of two trivial halves, as a task and an inline call. */
+static long sporadic_half(long v)
+{
+    return v;
+}
+
+static long sporadic_job(void)
+{
+    long a = 0, b = 0;
+#pragma omp parallel num_threads(omp_threads + 1)
+#pragma omp single
+    {
+#pragma omp task shared(b)
+        b = sporadic_half(2);
+        a = sporadic_half(1);
+#pragma omp taskwait
+    }
+    return a + b == 3;
+}
+
+/* W5: the latency from the submit to the job's first action on thread 1
+ * (a pool thread, not main). */
+static void wake_omp(long n, bench_out_t *out)
+{
+    long long *lat = malloc((size_t)n * sizeof *lat);
+    if (lat == NULL)
+        return;
+    for (long i = 0; i < n; i++) {
+        bench_sleep_ns(i == 0 ? BENCH_WAKE_FIRST_GAP_NS : BENCH_WAKE_GAP_NS);
+        long long t0 = bench_now_ns(), started = t0;
+#pragma omp parallel num_threads(omp_threads + 1)
+        if (omp_get_thread_num() == (omp_get_num_threads() > 1 ? 1 : 0))
+            started = bench_now_ns();
+        lat[i] = started - t0;
+    }
+    bench_percentiles(lat, n, &out->p50_us, &out->p99_us);
+    out->result = n;
+    free(lat);
+}
+
 static int omp_run(const char *w, long n, bench_out_t *out)
 {
+    if (strcmp(w, "sporadic") == 0) {
+        long done = 0;
+        for (long i = 0; i < n; i++) {
+            done += sporadic_job();
+            bench_sleep_ns(BENCH_SPORADIC_SLEEP_NS);
+        }
+        out->result = done;
+        return 0;
+    }
+    if (strcmp(w, "wake") == 0) {
+        wake_omp(n, out);
+        return 0;
+    }
     if (strncmp(w, "coarse", 6) == 0) {
         coarse_omp(n, strcmp(w, "coarse/mixed") == 0, out);
         return 0;
     }
     bool spread = strcmp(w, "spawn-lifo/spread") == 0;
-    if (strcmp(w, "spawn-fifo") == 0 || strcmp(w, "sporadic") == 0 || strcmp(w, "wake") == 0 ||
-        (strchr(w, '/') != NULL && !spread))
+    if (strcmp(w, "spawn-fifo") == 0 || (strchr(w, '/') != NULL && !spread))
         return -1;
     if (strcmp(w, "sort") == 0) {
         bench_sort_run(n, sort_in_region, out);

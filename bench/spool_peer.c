@@ -37,7 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include <spool.h>
 
@@ -113,30 +112,6 @@ static void counts_print(const char *peer, const char *w, long n, int threads,
     fprintf(stderr, "\n");
 }
 
-static int thread_count(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    if (f == NULL)
-        return -1;
-    char line[256];
-    int n = -1;
-    while (fgets(line, sizeof line, f) != NULL)
-        if (strncmp(line, "Threads:", 8) == 0)
-            n = atoi(line + 8);
-    fclose(f);
-    return n;
-}
-
-static void print_usage_line(const char *peer, const char *w, long n, int threads,
-                             double seconds, const char *result, double cpu, long csw)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    printf("%s %s %ld %d %.6f %s cpu_s=%.6f maxrss_kb=%ld os_threads=%d csw=%ld\n", peer, w, n,
-           threads, seconds, result, cpu, ru.ru_maxrss, thread_count(), csw);
-    fflush(stdout);
-}
-
 /* W8-W14: WORKLOAD[/VARIANT] N THREADS, in a pool of THREADS workers. */
 static int run_dp(char *spec, long n, int threads)
 {
@@ -166,7 +141,7 @@ static int run_dp(char *spec, long n, int threads)
         snprintf(result, sizeof result, "%a", out.dval);
     else
         snprintf(result, sizeof result, "%ld", out.ival);
-    print_usage_line(peer, spec, n, threads, out.seconds, result, out.cpu_s, out.csw);
+    bench_print_peer_line(peer, spec, n, threads, out.seconds, result, out.cpu_s, out.csw, NULL);
     spool_pool_destroy(pool);
     if (!out.ok) {
         fprintf(stderr, "%s %s %ld: WRONG result %s\n", peer, spec, n, result);
@@ -221,14 +196,11 @@ int main(int argc, char **argv)
     if (counting && counts_take(bench_spool_pool(), &after))
         counts_print(peer_name, w, n, threads, &before, &after);
 
-    char extra[96] = "";
+    char extra[96] = "", result[32];
     if (strcmp(w, "wake") == 0)
         snprintf(extra, sizeof extra, " p50_us=%.2f p99_us=%.2f", out.p50_us, out.p99_us);
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    printf("%s %s %ld %d %.6f %ld cpu_s=%.6f maxrss_kb=%ld os_threads=%d csw=%ld%s\n", peer_name,
-           w, n, threads, seconds, out.result, cpu, ru.ru_maxrss, thread_count(), csw, extra);
-    fflush(stdout);
+    snprintf(result, sizeof result, "%ld", out.result);
+    bench_print_peer_line(peer_name, w, n, threads, seconds, result, cpu, csw, extra);
     spool->stop();
     if (out.result != bench_expected(w, n)) {
         fprintf(stderr, "%s %s %ld: WRONG result %ld, expected %ld\n", peer_name, w, n, out.result,

@@ -40,11 +40,9 @@ static void wake_parked(spool__omp_team_t *team, unsigned self)
         if (i == self)
             continue;
         spool__omp_member_t *m = &team->members[i];
-        /* Acq_rel on the exchange: acquire pairs with the waiter's
-         * seq-cst increment of sleepers (its park is set up; reached
-         * through our seq-cst load of sleepers, which reads that
-         * increment or a later one); of a waiter and this thread, the one
-         * whose exchange reads 1 owns the wake-up. */
+        /* Acq_rel on the exchange: acquire pairs with the waiter's release
+         * store of parked (its park is set up); of a waiter and this
+         * thread, the one whose exchange reads 1 owns the wake-up. */
         if (atomic_load_explicit(&m->parked, memory_order_relaxed) != 0 &&
             atomic_exchange_explicit(&m->parked, 0, memory_order_acq_rel) != 0)
             spool__park_set(&m->park);
@@ -73,7 +71,10 @@ static void park(spool__omp_team_t *team, unsigned id, unsigned g)
     spool__omp_member_t *m = &team->members[id];
     if (spool__park_init(&m->park) != 0)
         spool__omp_fatal("cannot set up a wait at a barrier");
-    atomic_store_explicit(&m->parked, 1, memory_order_relaxed);
+    /* Release pairs with the acquire of the exchange in wake_parked: the
+     * park is set up before whoever claims this registration sets it (the
+     * last thread of this generation, or a late one of the last). */
+    atomic_store_explicit(&m->parked, 1, memory_order_release);
     /* Seq-cst increment, then seq-cst loads: pairs with the last
      * thread's seq-cst store of gen (or the canceller's of cancelled) and
      * its seq-cst load of sleepers in release_parked. */
@@ -131,4 +132,40 @@ void spool__omp_barrier_cancel(spool__omp_team_t *team)
     atomic_store_explicit(&b->cancelled, true, memory_order_seq_cst);
     spool__omp_thread_t *thr = spool__omp_thread();
     release_parked(team, thr->ts.id);
+}
+
+/* ---- the end of a region (omp.md, "Teams", step 5) ---------------------------------- */
+
+void spool__omp_join_arrive(spool__omp_team_t *team)
+{
+    /* Acq_rel: release pairs with thread 0's acquire loads of join (the
+     * member's work is visible to it); acquire reads PARKED with the
+     * park that thread 0 set up before it. */
+    unsigned old = atomic_fetch_sub_explicit(&team->join, 1, memory_order_acq_rel);
+    if (old == (1u | SPOOL_OMP_JOIN_PARKED))
+        spool__park_set(&team->members[0].park);
+}
+
+void spool__omp_join_wait(spool__omp_team_t *team)
+{
+    /* Acquire (each load) pairs with the members' release decrements in
+     * spool__omp_join_arrive: their work is visible. */
+    unsigned long spin = spool__omp_spin_count(team->nthreads);
+    for (unsigned long i = 0; atomic_load_explicit(&team->join, memory_order_acquire) != 0; i++) {
+        if (i < spin) {
+            spool__omp_relax();
+            continue;
+        }
+        spool__omp_member_t *m0 = &team->members[0];
+        if (spool__park_init(&m0->park) != 0)
+            spool__omp_fatal("cannot set up a wait for the team's end");
+        /* Acq_rel: acquire as above; release pairs with the last member's
+         * acquire decrement, which then sees the park set up. */
+        unsigned old =
+            atomic_fetch_or_explicit(&team->join, SPOOL_OMP_JOIN_PARKED, memory_order_acq_rel);
+        if ((old & ~SPOOL_OMP_JOIN_PARKED) != 0)
+            spool__park_wait(&m0->park);
+        spool__park_destroy(&m0->park);
+        break;
+    }
 }

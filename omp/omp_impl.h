@@ -25,8 +25,11 @@
 
 #define SPOOL_OMP_LINE 64
 
-/* A spinning thread's pause. */
-#if defined(__x86_64__) || defined(__i386__)
+/* A spinning thread's pause (a compiler barrier for the model checker,
+ * which gives the CPU's hint no meaning). */
+#if defined(SPOOL__MODEL_CHECK)
+#define spool__omp_relax() atomic_signal_fence(memory_order_seq_cst)
+#elif defined(__x86_64__) || defined(__i386__)
 #define spool__omp_relax() __builtin_ia32_pause()
 #elif defined(__aarch64__)
 #define spool__omp_relax() __asm__ __volatile__("yield" ::: "memory")
@@ -243,6 +246,10 @@ void spool__omp_barrier_init(spool__omp_barrier_t *b);
 bool spool__omp_barrier_wait(spool__omp_team_t *team, unsigned id);
 /* Cancels the team's barriers: waiters return true from now on. */
 void spool__omp_barrier_cancel(spool__omp_team_t *team);
+/* The end of a region: a member is done (its last access to team), and
+ * thread 0 waits until every member is. */
+void spool__omp_join_arrive(spool__omp_team_t *team);
+void spool__omp_join_wait(spool__omp_team_t *team);
 /* The spin before a thread of a team of n parks. */
 unsigned long spool__omp_spin_count(unsigned n);
 

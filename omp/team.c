@@ -129,18 +129,6 @@ static void enter_team(spool__omp_thread_t *thr, spool__omp_team_t *team, unsign
     thr->task = &team->members[id].task;
 }
 
-/* A member done with the region: the join's count drops; the last wakes
- * thread 0 if it parked.  The member's last access to the team. */
-static void join_arrive(spool__omp_team_t *team)
-{
-    /* Acq_rel: release pairs with thread 0's acquire loads of join (the
-     * member's work is visible to it); acquire reads PARKED with the
-     * park that thread 0 set up before it. */
-    unsigned old = atomic_fetch_sub_explicit(&team->join, 1, memory_order_acq_rel);
-    if (old == (1u | SPOOL_OMP_JOIN_PARKED))
-        spool__park_set(&team->members[0].park);
-}
-
 static void member_main(void *arg)
 {
     spool__omp_member_t *m = arg;
@@ -161,7 +149,7 @@ static void member_main(void *arg)
     thr->task = saved_task;
     if (m->lent)
         spool__lend_return();
-    join_arrive(team);
+    spool__omp_join_arrive(team);
 }
 
 /* ---- the region ------------------------------------------------------------------- */
@@ -258,26 +246,7 @@ void spool__omp_team_end(void)
     spool__omp_team_t *team = thr->ts.team;
     if (team == NULL || thr->ts.id != 0)
         spool__omp_fatal("GOMP_parallel_end: not called by thread 0 of a region");
-    /* Acquire (each load) pairs with the members' release decrements in
-     * join_arrive: their work is visible. */
-    unsigned long spin = spool__omp_spin_count(team->nthreads);
-    for (unsigned long i = 0; atomic_load_explicit(&team->join, memory_order_acquire) != 0; i++) {
-        if (i < spin) {
-            spool__omp_relax();
-            continue;
-        }
-        spool__omp_member_t *m0 = &team->members[0];
-        if (spool__park_init(&m0->park) != 0)
-            spool__omp_fatal("cannot set up a wait for the team's end");
-        /* Acq_rel: acquire as above; release pairs with the last member's
-         * acquire decrement, which then sees the park set up. */
-        unsigned old =
-            atomic_fetch_or_explicit(&team->join, SPOOL_OMP_JOIN_PARKED, memory_order_acq_rel);
-        if ((old & ~SPOOL_OMP_JOIN_PARKED) != 0)
-            spool__park_wait(&m0->park);
-        spool__park_destroy(&m0->park);
-        break;
-    }
+    spool__omp_join_wait(team);
     if (team->busy_counted != 0)
         atomic_fetch_sub_explicit(&threads_busy, team->busy_counted, memory_order_relaxed);
     thr->ts = team->prev_ts;

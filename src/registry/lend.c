@@ -46,16 +46,8 @@ unsigned spool__lend(spool_pool_t *pool, unsigned first, unsigned max, spool__le
         spool__worker_t *w = &pool->workers[(first + k) % n];
         if (w == self)
             continue;
-        uintptr_t idle = SPOOL__DOCK_IDLE;
         recs[claimed].worker = w->index;
-        /* The relaxed look first leaves a busy worker's line alone.
-         * Release pairs with the worker's acquire in spool__dock_take and
-         * spool__dock_close: it sees the record.  Seq-cst, for the
-         * ClaimFence below to order it. */
-        if (atomic_load_explicit(&w->dock, memory_order_relaxed) == SPOOL__DOCK_IDLE &&
-            atomic_compare_exchange_strong_explicit(&w->dock, &idle,
-                                                    (uintptr_t)&recs[claimed].job,
-                                                    memory_order_seq_cst, memory_order_relaxed))
+        if (spool__dock_claim(&w->dock, &recs[claimed].job))
             claimed++;
     }
     if (claimed == 0)

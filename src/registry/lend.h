@@ -94,6 +94,22 @@ SPOOL_API void spool__park_wait(spool__park_t *p);
 SPOOL_API void spool__park_set(spool__park_t *p);
 SPOOL_API void spool__park_destroy(spool__park_t *p);
 
+/* ---- the claimer's side (lend.c), inline ------------------------------------ */
+
+/* Claims an idle dock for record rec (whose fields are written).  True if
+ * it was idle. */
+static inline bool spool__dock_claim(_Atomic(uintptr_t) *dock, spool__job_t *rec)
+{
+    uintptr_t idle = SPOOL__DOCK_IDLE;
+    /* The relaxed look first leaves a busy worker's line alone.  Release
+     * pairs with the worker's acquire in spool__dock_take and
+     * spool__dock_close: it sees the record.  Seq-cst, for the claimer's
+     * ClaimFence (lend.md, L4) to order it. */
+    return atomic_load_explicit(dock, memory_order_relaxed) == SPOOL__DOCK_IDLE &&
+           atomic_compare_exchange_strong_explicit(dock, &idle, (uintptr_t)rec,
+                                                   memory_order_seq_cst, memory_order_relaxed);
+}
+
 /* ---- the worker's side (wait.c), inline ------------------------------------ */
 
 static inline bool spool__dock_claimed(uintptr_t d)

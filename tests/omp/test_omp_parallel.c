@@ -129,6 +129,11 @@ static void test_nested_inactive(void **state)
 static void test_nested_active(void **state)
 {
     (void)state;
+    /* The process's threads with the pool up (and a sanitizer's own). */
+#pragma omp parallel
+    {
+    }
+    int baseline = test_os_threads();
     omp_set_max_active_levels(2);
     atomic_int threads = 0, bad = 0, most_os_threads = 0;
 #pragma omp parallel num_threads(2)
@@ -149,7 +154,7 @@ static void test_nested_active(void **state)
      * their second thread (a worker done with one inner team may serve the
      * other), and no thread is made for them. */
     assert_int_equal(atomic_load(&threads), 4);
-    assert_true(atomic_load(&most_os_threads) <= 4);
+    assert_true(atomic_load(&most_os_threads) <= baseline);
 }
 
 static void test_dynamic(void **state)
