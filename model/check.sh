@@ -6,6 +6,9 @@
 #  - the same with a broadcast (-DBROADCAST);
 #  - the same with worker 0 holding a private job of the split deque
 #    (-DSPLIT), published on demand;
+#  - the same with worker 1 claimed for a lend (-DLEND, registry/lend.md),
+#    and the final check without the dock (-DNO_LEND_CHECK), which spin
+#    must find;
 #  - a fresh worker counted idle twice (-DFRESH_COUNTED_TWICE): a poster
 #    then takes a sleeping pool for one with an idle searcher and wakes
 #    no one: spin must find the lost wake-up;
@@ -42,7 +45,8 @@ sources_hash() {
   (cd "$root" && cat model/*.pml model/check.sh src/sleep/sleep.c src/sleep/sleep.h \
      src/sleep/latch.c src/sleep/latch.h src/registry/latch_set.c \
      src/registry/caller.c src/registry/caller.h src/registry/caller_slot.h \
-     src/registry/wait.c src/registry/wait.h | sha256sum | cut -d' ' -f1)
+     src/registry/wait.c src/registry/wait.h src/registry/lend.c src/registry/lend.h |
+     sha256sum | cut -d' ' -f1)
 }
 hash=$(sources_hash)
 if [ "$mode" = auto ]; then
@@ -55,9 +59,9 @@ if [ "$mode" = auto ]; then
 fi
 # The sleep protocol's bounds: plain, with a broadcast, with the split deque.
 if [ "$mode" = full ]; then
-  plain="" bcast="-DBROADCAST -DINJECT=1" split="-DSPLIT"
+  plain="" bcast="-DBROADCAST -DINJECT=1" split="-DSPLIT" lend="-DLEND -DINJECT=1"
 else
-  plain="-DINJECT=1" bcast="-DBROADCAST -DINJECT=0" split="-DSPLIT -DINJECT=1"
+  plain="-DINJECT=1" bcast="-DBROADCAST -DINJECT=0" split="-DSPLIT -DINJECT=1" lend="-DLEND -DINJECT=0"
 fi
 echo "model: $mode bounds"
 t_start=$SECONDS
@@ -110,6 +114,9 @@ must_fail "$bcast -DNO_BCAST_FINAL_CHECK"
 as_built "with a private job (split deque)" "$split"
 must_fail "$split -DNO_PUBLISH_POST"
 must_fail "$split -DNO_DEMAND"
+# A worker lent to a layer above (lend.md, L4): its claim's wake-up.
+as_built "with a lend" "$lend"
+must_fail "-DLEND -DINJECT=0 -DNO_LEND_CHECK"
 # The lock latch of outside waiters: no lost wake-up, no use after free.
 model=lock_latch.pml
 as_built "as built" ""

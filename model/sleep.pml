@@ -37,6 +37,15 @@
  * publishes P with the post-work protocol, and waits until P has run
  * elsewhere: a thief that raised demand and fell asleep must be woken.
  *
+ * -DLEND: a layer above claims worker 1 for a lend (src/registry/lend.md):
+ * each worker's dock is IDLE while it searches, BUSY while it runs a job,
+ * or CLAIMED; the lender CASes IDLE to CLAIMED once it finds it idle, then
+ * (ClaimFence) reads the counters and wakes worker 1 if anyone sleeps, and
+ * waits until the lend has run.  A worker looks at its dock every round
+ * (an ordinary look may miss the claim, as a search may miss a push; the
+ * final check after SleepFence may not), and a worker whose take found a
+ * job CASes IDLE to BUSY, running a claim that came first after that job.
+ *
  * Fresh workers: a pool starts with every worker counted idle (inactive),
  * and a worker's first search does not count it again (sleep.md); here
  * worker 0 starts active (it found its job), workers 1.. fresh, so a poster
@@ -52,6 +61,7 @@
  *   -DNO_JEC_BUMP           posting a job does not bump the JEC
  *   -DNO_BCAST_FINAL_CHECK  the final check looks at the injector only, not
  *                           at the worker's broadcast queue (rayon PR 992)
+ *   -DNO_LEND_CHECK         (LEND) the final check does not look at the dock
 
  */
 
@@ -69,6 +79,10 @@
 #define SLEEPING 2
 #define SET 3
 
+#define BUSY 0          /* a worker's dock (LEND) */
+#define IDLE 1
+#define CLAIMED 2
+
 byte sleeping, inactive, jec;   /* the packed counters, updated atomically */
 byte injector;                  /* jobs in the injector */
 byte deque;                     /* jobs on worker 0's deque */
@@ -82,6 +96,8 @@ byte bdone;                     /* broadcast parts run */
 byte pdeque;                    /* published P on worker 0's deque (SPLIT) */
 bool demand;                    /* worker 0's demand flag (SPLIT) */
 bool p_done;                    /* P has run (SPLIT) */
+byte dock[W];                   /* each worker's dock (LEND) */
+bool lent_done;                 /* the lend has run (LEND) */
 
 inline lock(m) { atomic { !m -> m = true } }
 inline unlock(m) { m = false }
@@ -145,7 +161,7 @@ inline latch_set(i) {
 
 proctype worker(byte me) {
     byte rounds, myjec, job, k, c_sleeping, c_inactive, wanted, seen;
-    bool woke, ok, was_empty;
+    bool woke, ok, was_empty, pending;
 
     if
     :: me == 0 ->
@@ -183,6 +199,22 @@ search:
     :: latch[me] == SET -> goto finish
     :: else
     fi;
+#ifdef LEND
+    /* the top level's search: the dock is open; its look at the dock may
+     * miss a claim (not yet visible) */
+    atomic { if :: dock[me] == BUSY -> dock[me] = IDLE :: else fi };
+    job = 0;
+    atomic {
+        if
+        :: dock[me] == CLAIMED -> dock[me] = BUSY; job = 5
+        :: true -> skip
+        fi
+    };
+    if
+    :: job == 5 -> goto found
+    :: else
+    fi;
+#endif
     atomic {
         if
         :: deque > 0 -> deque--; job = 1
@@ -202,6 +234,23 @@ search:
             fi
         fi
     };
+#ifdef LEND
+    /* a job found: the dock closes, unless a claim came first (then it
+     * runs after the job) */
+    pending = false;
+    if
+    :: job != 0 ->
+        atomic {
+            if
+            :: dock[me] == IDLE -> dock[me] = BUSY
+            :: dock[me] == CLAIMED -> dock[me] = BUSY; pending = true
+            :: else
+            fi
+        }
+    :: else
+    fi;
+found:
+#endif
     if
     :: job != 0 ->
         /* work found: active again.  It wakes one sleeper if it sees jobs
@@ -220,6 +269,11 @@ search:
             :: job == 2 -> done++
             :: job == 3 -> bdone++
             :: job == 4 -> p_done = true
+            :: job == 5 -> lent_done = true
+            fi;
+            if
+            :: pending -> lent_done = true; pending = false
+            :: else
             fi
         };
         atomic { inactive++; assert(inactive <= W) };
@@ -287,6 +341,9 @@ search:
 #ifndef NO_BCAST_FINAL_CHECK
     :: bq[me] > 0 -> atomic { sleeping-- }; goto awake
 #endif
+#if defined(LEND) && !defined(NO_LEND_CHECK)
+    :: dock[me] == CLAIMED -> atomic { sleeping-- }; goto awake
+#endif
     :: else
     fi;
 #endif
@@ -304,6 +361,22 @@ finish:
     atomic { inactive-- };
     assert(sleeping <= W && inactive <= W)
 }
+
+#ifdef LEND
+/* A layer above claims worker 1 once it is idle, wakes it if anyone
+ * sleeps (ClaimFence, then the counters), and waits for its lend. */
+proctype lender() {
+    byte c_sleeping;
+    bool woke;
+    atomic { dock[1] == IDLE -> dock[1] = CLAIMED };
+    atomic { c_sleeping = sleeping };
+    if
+    :: c_sleeping > 0 -> wake_specific(1, woke)
+    :: else
+    fi;
+    lent_done
+}
+#endif
 
 proctype outside() {
     byte n, i, old, k, c_sleeping, c_inactive, wanted;
@@ -338,6 +411,9 @@ proctype outside() {
     bdone == W;              /* a blocking broadcast: every part has run */
 #endif
     done == INJECT + 1;      /* every job has run */
+#ifdef LEND
+    lent_done;               /* the lender's work keeps the pool running */
+#endif
 #ifdef SPLIT
     p_done;
 #endif
@@ -354,9 +430,12 @@ init {
         inactive = W - 1; /* spool__sleep_init: every worker idle; worker 0 found work */
         i = 0;
         do
-        :: i < W -> run worker(i); i++
+        :: i < W -> dock[i] = IDLE; run worker(i); i++
         :: else -> break
         od;
+#ifdef LEND
+        run lender();
+#endif
         run outside()
     }
 }

@@ -125,13 +125,12 @@ bool spool__omp_barrier_wait(spool__omp_team_t *team, unsigned id)
     return atomic_load_explicit(&b->cancelled, memory_order_relaxed);
 }
 
-void spool__omp_barrier_cancel(spool__omp_team_t *team)
+void spool__omp_barrier_cancel(spool__omp_team_t *team, unsigned id)
 {
     spool__omp_barrier_t *b = &team->bar;
     /* Seq-cst: as the store of gen in spool__omp_barrier_wait. */
     atomic_store_explicit(&b->cancelled, true, memory_order_seq_cst);
-    spool__omp_thread_t *thr = spool__omp_thread();
-    release_parked(team, thr->ts.id);
+    release_parked(team, id);
 }
 
 /* ---- the end of a region (omp.md, "Teams", step 5) ---------------------------------- */

@@ -244,8 +244,8 @@ void spool__omp_barrier_init(spool__omp_barrier_t *b);
 /* The calling thread (thread id of team) arrives and waits for the rest.
  * True if the team's barriers were cancelled (cancel parallel). */
 bool spool__omp_barrier_wait(spool__omp_team_t *team, unsigned id);
-/* Cancels the team's barriers: waiters return true from now on. */
-void spool__omp_barrier_cancel(spool__omp_team_t *team);
+/* Thread id cancels the team's barriers: waiters return true from now on. */
+void spool__omp_barrier_cancel(spool__omp_team_t *team, unsigned id);
 /* The end of a region: a member is done (its last access to team), and
  * thread 0 waits until every member is. */
 void spool__omp_join_arrive(spool__omp_team_t *team);

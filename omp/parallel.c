@@ -90,7 +90,7 @@ SPOOL_OMP_API bool GOMP_cancel(int which, bool do_cancel)
     if (which & CANCEL_TASKGROUP)
         spool__omp_fatal("GOMP_cancel: taskgroup cancellation is not implemented");
     if (team != NULL)
-        spool__omp_barrier_cancel(team);
+        spool__omp_barrier_cancel(team, thr->ts.id);
     return true;
 }
 

@@ -30,13 +30,14 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-flags=(-I "$root/src" -I "$root/include" -D_GNU_SOURCE)
+flags=(-I "$root/src" -I "$root/include" -I "$root" -D_GNU_SOURCE)
 
 # One GenMC run, which the script asks of itself (xargs, below): --one
 # INDEX MODEL CLIENT MUTANT IPR BOUNDS, with the binary in
 # $SPOOL_GENMC_BINARY; MODEL is -rc11 or -imm, MUTANT a mutant's name, a -D
-# flag of the client, or "-" for the client as built, IPR "ipr" or
-# "noipr" (see noipr: below), BOUNDS "-" or a -D flag that sets a smaller
+# flag of the client, or "-" for the client as built, IPR "ipr",
+# "noipr" (see noipr: below) or "live" (with --check-liveness: a client
+# marked live below), BOUNDS "-" or a -D flag that sets a smaller
 # bound (the quick bounds, as built only).  Prints one line: the client, the
 # model, what was run, GenMC's verdict (pass, fail, or broken when it gave
 # none) and the run's seconds; a mutant's line ends with "(must fail)".
@@ -45,6 +46,7 @@ if [ "${1:-}" = --one ]; then
   genmc=$SPOOL_GENMC_BINARY
   extra=()
   [ "$ipr" = noipr ] && extra=(-disable-ipr)
+  [ "$ipr" = live ] && extra=(--check-liveness)
   args=()
   [ "$bounds" = - ] || args=("$bounds")
   tree=
@@ -54,7 +56,7 @@ if [ "${1:-}" = --one ]; then
     *)
       tree=$(mktemp -d)
       "$here/mutate.sh" "$mutant" "$tree" || { echo "genmc $client $mm with $mutant: broken (no such mutant)"; rm -rf "$tree"; exit 0; }
-      flags=(-I "$tree/src" -I "$tree/include" -D_GNU_SOURCE) ;;
+      flags=(-I "$tree/src" -I "$tree/include" -I "$tree" -D_GNU_SOURCE) ;;
   esac
   t0=$(date +%s)
   out=$("$genmc" "$mm" ${extra[@]+"${extra[@]}"} -- "${flags[@]}" ${args[@]+"${args[@]}"} "$here/$client" 2>&1) || true
@@ -87,7 +89,7 @@ esac
 sources_hash() {
   local deps
   deps=$(cd "$root" && for c in model/genmc/*.c; do
-           cc -MM -I src -I include -D_GNU_SOURCE "$c" 2>/dev/null | tr ' \\' '\n\n' | grep -E '^(src|include)/'
+           cc -MM -I src -I include -I . -D_GNU_SOURCE "$c" 2>/dev/null | tr ' \\' '\n\n' | grep -E '^(src|include|omp)/'
          done | sort -u)
   # shellcheck disable=SC2086
   (cd "$root" && cat model/genmc/*.c model/genmc/*.h model/genmc/mutants model/genmc/*.sh $deps |
@@ -133,23 +135,29 @@ fi
 # writes" before it reaches the assertion the mutant breaks.  A mutant
 # written quickrc11:FLAG runs under IMM only at the full bounds: IMM finds
 # its error late in that client (minutes), and another client rejects it
-# under IMM in seconds (named beside it below).
+# under IMM in seconds (named beside it below).  A client written with
+# "live" after its name runs, its mutants too, with --check-liveness: a
+# lost wake-up there is a thread that spins for good (omp_stubs.h's park).
 # check only lists the runs (a client as built under both models first,
 # then its mutants); they are done below, GENMC_JOBS at a time (default 1),
 # in the order listed: the clients with the longest runs come first, so
 # that parallel runs end together.
 runs=()
-check() { # $1: client; [quick=FLAG: its quick bound]; rest: mutant flags, one per word
-  local client=$1 mm mutant ipr bounds=-
+check() { # $1: client; [quick=FLAG: its quick bound]; [live]; rest: mutant flags, one per word
+  local client=$1 mm mutant ipr bounds=- mode_ipr=ipr
   shift
   if [ "${1#quick=}" != "${1:-}" ]; then
     [ "$mode" = quick ] && bounds=${1#quick=}
     shift
   fi
-  runs+=("-rc11 $client - ipr $bounds" "-imm $client - ipr $bounds")
+  if [ "${1:-}" = live ]; then
+    mode_ipr=live
+    shift
+  fi
+  runs+=("-rc11 $client - $mode_ipr $bounds" "-imm $client - $mode_ipr $bounds")
   for mm in -rc11 -imm; do
     for mutant in "$@"; do
-      ipr=ipr
+      ipr=$mode_ipr
       if [ "${mutant#noipr:}" != "$mutant" ]; then
         ipr=noipr
         mutant=${mutant#noipr:}
@@ -247,6 +255,22 @@ check copy_arena.c \
 check caller_slot.c \
   caller-claim-relaxed \
   caller-release-relaxed
+
+check lend_dock.c \
+  lend-claim-relaxed \
+  lend-take-relaxed \
+  lend-close-relaxed
+
+check omp_barrier.c live \
+  omp-park-relaxed \
+  omp-sleepers-relaxed \
+  omp-gen-release \
+  omp-no-release-look
+
+check omp_join.c live \
+  omp-join-arrive-relaxed \
+  omp-join-park-relaxed \
+  omp-join-no-wake
 
 # Every mutant of model/genmc/mutants is used by some client above.
 for m in $("$here/mutate.sh" --list); do

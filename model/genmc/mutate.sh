@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Makes a mutant of spool (model/genmc/mutants): copies src/ and include/
-# into DEST and applies the mutant's replacements there.  Fails if the
+# Makes a mutant of spool (model/genmc/mutants): copies src/, include/ and
+# omp/ into DEST and applies the mutant's replacements there.  Fails if the
 # mutant is unknown or a replaced text does not occur exactly once.
 #   model/genmc/mutate.sh NAME DEST
 #   model/genmc/mutate.sh --list      the names, one per line
@@ -16,7 +16,7 @@ fi
 name=$1
 dest=$2
 mkdir -p "$dest"
-cp -R "$root/src" "$root/include" "$dest/"
+cp -R "$root/src" "$root/include" "$root/omp" "$dest/"
 
 found=0 file= old= have_old=0
 apply() { # replaces $old by $1 in $dest/$file, which must hold it once
