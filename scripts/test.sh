@@ -34,6 +34,12 @@ command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v spin >/dev/null 2>&1 || need+=(spin)
 command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
 [ -e /usr/include/cmocka.h ] || need+=(libcmocka-dev)
+# gcc's OpenMP support (omp.h, libgomp): libspool-omp's tests build OpenMP
+# programs.  It comes with gcc on Debian; a machine without it gets it.
+if command -v gcc >/dev/null 2>&1 &&
+   ! echo 'int main(void){return 0;}' | gcc -fopenmp -x c -o /dev/null - >/dev/null 2>&1; then
+  need+=(libgomp1 "libgcc-$(gcc -dumpversion | cut -d. -f1)-dev")
+fi
 # The real programs of examples/: a libuv server and an MPI program.
 [ -e /usr/include/uv.h ] || need+=(libuv1-dev)
 command -v mpicc >/dev/null 2>&1 || need+=(libopenmpi-dev)

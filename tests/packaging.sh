@@ -4,7 +4,9 @@
 #  - build and run the examples with find_package(spool), shared and static;
 #  - build and run examples with pkg-config, shared and static;
 #  - only spool_* symbols are exported by libspool.so (nm -D);
-#  - add_subdirectory(spool) works and builds no tests or benchmarks.
+#  - add_subdirectory(spool) works and builds no tests or benchmarks;
+#  - where built, libspool-omp: its installed files, its exports, the three
+#    ways in with the installed tree, and pkg-config spool-omp.
 # Usage: tests/packaging.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 src=$(cd "$1" && pwd)
@@ -45,8 +47,16 @@ grep -qx spool_join <<<"$symbols" || fail "libspool.so does not export spool_joi
 # SPOOL_INLINE_ABI, in the header and in the library alike.
 abi=$(awk '/^#define SPOOL_INLINE_ABI /{print $3}' "$prefix/include/spool_inline.h")
 [ -n "$abi" ] || fail "spool_inline.h defines no SPOOL_INLINE_ABI"
-bad=$(grep '^spool__' <<<"$symbols" | grep -v "_v$abi\$" || true)
-[ -z "$bad" ] || fail "libspool.so exports internal names not of inline ABI $abi: $bad"
+# The other internal names it exports are the hooks libspool-omp uses,
+# declared in src/registry/lend.h (never installed; doc/design.md).
+hooks=$(grep -hE '^SPOOL_API' "$src/src/registry/lend.h" | grep -oE 'spool__[a-z0-9_]+ *\(' |
+        tr -d ' (' | sort -u)
+[ -n "$hooks" ] || fail "src/registry/lend.h declares no hooks"
+bad=$(grep '^spool__' <<<"$symbols" | grep -v "_v$abi\$" | grep -vxF "$hooks" || true)
+[ -z "$bad" ] || fail "libspool.so exports internal names not of inline ABI $abi nor hooks: $bad"
+for name in $hooks; do
+  grep -qx "$name" <<<"$symbols" || fail "registry/lend.h declares the hook $name, libspool.so lacks it"
+done
 header_names=$(cat "$prefix/include/spool_inline.h" "$prefix/include/spool_typed.h" |
                grep -oE 'spool__[a-z0-9_]+_v[0-9]+\b' | sort -u)
 bad=$(grep -v "_v$abi\$" <<<"$header_names" || true)
@@ -200,6 +210,26 @@ cc -std=c11 -O2 -fPIC -shared -o "$tmp/libplugin.so" "$tmp/plugin.c" \
    $(pkg-config --cflags --libs spool) -Wl,-rpath,"$(pkg-config --variable=libdir spool)"
 cc -std=c11 -O2 -o "$tmp/host" "$tmp/host.c" -ldl
 "$tmp/host" "$tmp/libplugin.so" || fail "a dlopen()ed plugin linked with libspool.so failed"
+
+if [ -e "$build/omp/libspool-omp.so" ]; then
+step "libspool-omp: installed parts, exports, the three ways in"
+test -e "$libdir/libspool-omp.so.$soversion" || fail "libspool-omp.so.$soversion is not installed"
+test -e "$libdir/spool-omp/libgomp.so.1" || fail "<libdir>/spool-omp/libgomp.so.1 is not installed"
+test -x "$prefix/bin/spool-omp" || fail "bin/spool-omp is not installed"
+test -f "$libdir/pkgconfig/spool-omp.pc" || fail "spool-omp.pc is not installed"
+bad=$(nm -D --defined-only "$libdir/libspool-omp.so" | awk '$2 != "A" {print $3}' | grep -vE '^(GOMP|omp)_' || true)
+[ -z "$bad" ] || fail "libspool-omp.so exports other than GOMP_ and omp_ names: $bad"
+# A program built and linked the usual way, with libgomp.
+cc -O2 -fopenmp -o "$tmp/omp-way" "$src/tests/omp/omp_way.c" -ldl
+env -u LD_LIBRARY_PATH "$src/tests/omp/ways.sh" "$tmp/omp-way" "$libdir/libspool-omp.so" \
+    "$libdir/spool-omp" "$prefix/bin/spool-omp" >/dev/null || fail "a way in failed (see above)"
+# Built with pkg-config's spool-omp in libgomp's place.
+cc -O2 $(pkg-config --cflags spool-omp) -o "$tmp/openmp-pc" "$src/examples/openmp.c" \
+   $(pkg-config --libs spool-omp) -lm -Wl,-rpath,"$libdir"
+deps=$(ldd "$tmp/openmp-pc")
+[[ $deps == *libspool-omp.so* ]] || fail "pkg-config spool-omp: the program does not load libspool-omp"
+"$tmp/openmp-pc" 100000 >/dev/null || fail "pkg-config spool-omp: examples/openmp.c failed"
+fi
 
 step "add_subdirectory"
 mkdir -p "$tmp/sub"
