@@ -409,6 +409,42 @@ static void test_orphaned(void **state)
     assert_each_once(1000);
 }
 
+/* A loop without nowait ends with a barrier: after it, every thread sees
+ * every iteration done (the explicit barriers keep the next loop's writes
+ * from the checks). */
+static void test_loop_end_barrier(void **state)
+{
+    (void)state;
+    static atomic_int done[64];
+    atomic_int bad = 0;
+    for (int i = 0; i < 64; i++)
+        atomic_store(&done[i], 0);
+#pragma omp parallel
+    for (int r = 1; r <= 200; r++) {
+#pragma omp for schedule(dynamic, 1)
+        for (int i = 0; i < 64; i++) {
+            if (i % 16 == r % 16)
+                test_busy_ns(20000);
+            atomic_store(&done[i], r);
+        }
+        for (int i = 0; i < 64; i++)
+            if (atomic_load(&done[i]) < r)
+                atomic_fetch_add(&bad, 1);
+#pragma omp barrier
+#pragma omp for schedule(static)
+        for (int i = 0; i < 64; i++) {
+            if (i == r % 64)
+                test_busy_ns(20000);
+            atomic_store(&done[i], -r);
+        }
+        for (int i = 0; i < 64; i++)
+            if (atomic_load(&done[i]) > -r)
+                atomic_fetch_add(&bad, 1);
+#pragma omp barrier
+    }
+    assert_int_equal(atomic_load(&bad), 0);
+}
+
 static void test_reduction_loop(void **state)
 {
     (void)state;
@@ -437,6 +473,7 @@ int main(void)
         cmocka_unit_test(test_doacross),
         cmocka_unit_test(test_sections),
         cmocka_unit_test(test_orphaned),
+        cmocka_unit_test(test_loop_end_barrier),
         cmocka_unit_test(test_reduction_loop),
     };
     omp_test_assert_on_spool();

@@ -110,7 +110,7 @@ static void test_single(void **state)
 static void test_copyprivate(void **state)
 {
     (void)state;
-    atomic_int bad = 0;
+    atomic_int bad = 0, executions[100] = {0};
 #pragma omp parallel
     {
         for (int r = 0; r < 100; r++) {
@@ -118,14 +118,25 @@ static void test_copyprivate(void **state)
             double w = -1;
 #pragma omp single copyprivate(v, w)
             {
-                v = 1000 + r;
+                atomic_fetch_add(&executions[r], 1);
+                sched_yield();
+                v = 1000 * r + omp_get_thread_num(); /* the executing thread's own */
                 w = r * 0.5;
             }
-            if (v != 1000 + r || w != r * 0.5)
+            /* Every thread has the one executing thread's values. */
+            if (v / 1000 != r || v % 1000 >= omp_get_num_threads() || w != r * 0.5)
+                atomic_fetch_add(&bad, 1);
+            int first = v;
+#pragma omp barrier
+#pragma omp single copyprivate(first)
+            first = v;
+            if (first != v)
                 atomic_fetch_add(&bad, 1);
         }
     }
     assert_int_equal(atomic_load(&bad), 0);
+    for (int r = 0; r < 100; r++)
+        assert_int_equal(atomic_load(&executions[r]), 1);
 }
 
 static void test_master_masked(void **state)

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Each synchronisation construct's test must fail when the construct does
+# nothing: builds libspool-omp again with one construct made a no-op (a
+# copy of omp/ with one exact replacement), runs the test that covers it
+# against that copy (LD_PRELOAD: first in the lookup, before the library
+# the test links), and fails if the test still passes.
+#   tests/omp/mutants.sh SOURCE_DIR BUILD_DIR
+set -euo pipefail
+src=$(cd "$1" && pwd)
+build=$(cd "$2" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "mutants.sh: $*" >&2; exit 1; }
+
+# mutant NAME FILE OLD NEW TEST [ENV...]: OLD must occur once in omp/FILE.
+mutant() {
+  local name=$1 file=$2 old=$3 new=$4 test=$5
+  shift 5
+  rm -rf "$tmp/omp" && cp -R "$src/omp" "$tmp/omp"
+  python3 - "$tmp/omp/$file" "$old" "$new" <<'PY' || fail "$name: the text to replace is not in $file once"
+import sys
+path, old, new = sys.argv[1], sys.argv[2], sys.argv[3]
+text = open(path).read()
+if text.count(old) != 1:
+    sys.exit(1)
+open(path, "w").write(text.replace(old, new))
+PY
+  gcc -O2 -g -fPIC -shared -fvisibility=hidden -D_GNU_SOURCE -I "$src/include" -I "$src/src" \
+      -I "$tmp/omp" -o "$tmp/libspool-omp.so" "$tmp"/omp/*.c \
+      -Wl,--version-script="$tmp/omp/libgomp.map" -L "$build" -l:libspool.so -pthread \
+      -Wl,-rpath,"$build" ||
+    fail "$name: the copy does not build"
+  local rc=0
+  env OMP_NUM_THREADS=4 "$@" LD_PRELOAD="$tmp/libspool-omp.so" timeout 30 \
+    "$build/tests/omp/$test" >"$tmp/out" 2>&1 || rc=$?
+  if [ $rc = 0 ]; then
+    cat "$tmp/out" >&2
+    fail "$name: $test passed with the construct made a no-op"
+  fi
+  local failed
+  failed=$(grep -E '^\[  FAILED  \] test_' "$tmp/out" | awk '{print $4}' | sort -u | tr '\n' ' ' || true)
+  if [ -z "$failed" ]; then
+    # No test reported: it crashed or hung (a barrier's count gone wrong).
+    failed=$(grep -E '^\[ RUN      \] test_' "$tmp/out" | tail -1 | awk '{print $4}' || true)
+    [ -n "$failed" ] || { cat "$tmp/out" >&2; fail "$name: $test failed before any test ran"; }
+    echo "mutants.sh: $name: $test $([ $rc = 124 ] && echo hangs || echo "exits $rc") in $failed, as it must fail"
+    return
+  fi
+  echo "mutants.sh: $name: $test fails in ${failed% }, as it must"
+}
+
+# The copy as it is must pass: a failure below is then the mutant's.
+mutant_none() {
+  rm -rf "$tmp/omp" && cp -R "$src/omp" "$tmp/omp"
+  gcc -O2 -g -fPIC -shared -fvisibility=hidden -D_GNU_SOURCE -I "$src/include" -I "$src/src" \
+      -I "$tmp/omp" -o "$tmp/libspool-omp.so" "$tmp"/omp/*.c \
+      -Wl,--version-script="$tmp/omp/libgomp.map" -L "$build" -l:libspool.so -pthread \
+      -Wl,-rpath,"$build" || fail "the copy does not build"
+  for t in test_omp_sync test_omp_loop test_omp_parallel; do
+    env OMP_NUM_THREADS=4 LD_PRELOAD="$tmp/libspool-omp.so" timeout 120 "$build/tests/omp/$t" \
+      >"$tmp/out" 2>&1 || { cat "$tmp/out" >&2; fail "$t fails with the copy as it is"; }
+  done
+  echo "mutants.sh: the copy as it is passes"
+}
+mutant_none
+
+mutant barrier parallel.c \
+  'SPOOL_OMP_API void GOMP_barrier(void)
+{
+    spool__omp_thread_t *thr = spool__omp_thread();
+    if (thr->ts.team != NULL)' 'SPOOL_OMP_API void GOMP_barrier(void)
+{
+    spool__omp_thread_t *thr = spool__omp_thread();
+    if (0)' test_omp_sync
+mutant critical lock.c \
+  'spool__omp_lock_word(&critical_lock);' '(void)0;' test_omp_sync
+mutant critical-named lock.c \
+  'spool__omp_lock_word((_Atomic int *)(void *)pptr);' '(void)pptr;' test_omp_sync
+mutant atomic lock.c \
+  'spool__omp_lock_word(&atomic_lock);' '(void)0;' test_omp_sync
+mutant single work.c \
+  'return atomic_compare_exchange_strong_explicit(&team->single_count, &mine, mine + 1,' \
+  'return 1 || atomic_compare_exchange_strong_explicit(&team->single_count, &mine, mine + 1,' \
+  test_omp_sync
+mutant copyprivate work.c \
+  '    /* The executing thread stores its data, then waits here too. */
+    spool__omp_barrier_wait(thr->ts.team, thr->ts.id);' '' test_omp_sync
+mutant lock lock.c \
+  'SPOOL_OMP_API void omp_set_lock(omp_lock_t *lock)
+{
+    spool__omp_lock_word(word(lock));' 'SPOOL_OMP_API void omp_set_lock(omp_lock_t *lock)
+{
+    atomic_store(word(lock), 1);' test_omp_sync
+mutant nest-lock lock.c \
+  '    spool__omp_lock_word(&l->word);
+    atomic_store_explicit(&l->owner, me, memory_order_relaxed);' \
+  '    atomic_store(&l->word, 1);
+    atomic_store_explicit(&l->owner, me, memory_order_relaxed);' test_omp_sync
+mutant ordered loop.c \
+  '    while (atomic_load_explicit(&ws->turn, memory_order_acquire) != (u64)thr->ts.ticket)' \
+  '    while (0)' test_omp_loop
+mutant doacross doacross.c \
+  '    while (atomic_load_explicit(&ws->doacross[v[0]], memory_order_acquire) <= flat)' \
+  '    while (0)' test_omp_loop
+mutant loop-end-barrier loop_api.c \
+  'SPOOL_OMP_API void GOMP_loop_end(void)
+{
+    spool__omp_thread_t *thr = spool__omp_thread();
+    loop_leave(thr);
+    if (thr->ts.team != NULL)' 'SPOOL_OMP_API void GOMP_loop_end(void)
+{
+    spool__omp_thread_t *thr = spool__omp_thread();
+    loop_leave(thr);
+    if (0)' test_omp_loop
+mutant region-end team.c \
+  '    spool__omp_join_wait(team);' '' test_omp_parallel
+echo "mutants.sh: every construct made a no-op fails its test"
