@@ -118,7 +118,7 @@ bool spool__omp_barrier_wait(spool__omp_team_t *team, unsigned id)
      * (omp.md, B3): the loop looks again and parks again. */
     for (unsigned long i = 0; !released(b, g, memory_order_acquire); i++) {
         if (i < spin)
-            spool__omp_relax();
+            spool__omp_spin(i);
         else
             park(team, id, g);
     }
@@ -152,7 +152,7 @@ void spool__omp_join_wait(spool__omp_team_t *team)
     unsigned long spin = spool__omp_spin_count(team->nthreads);
     for (unsigned long i = 0; atomic_load_explicit(&team->join, memory_order_acquire) != 0; i++) {
         if (i < spin) {
-            spool__omp_relax();
+            spool__omp_spin(i);
             continue;
         }
         spool__omp_member_t *m0 = &team->members[0];

@@ -191,7 +191,7 @@ static void wait(spool__omp_ws_t *ws, const u64 *v)
 SPOOL_OMP_API void GOMP_doacross_post(long *counts)
 {
     spool__omp_ws_t *ws = doacross_ws("GOMP_doacross_post");
-    u64 v[1 + sizeof ws->doacross_inner / sizeof ws->doacross_inner[0]];
+    u64 v[1 + sizeof ws->doacross_inner / sizeof ws->doacross_inner[0]] = {0};
     for (unsigned i = 0; i < ws->doacross_dims; i++)
         v[i] = (u64)counts[i];
     post(ws, v);

@@ -11,6 +11,7 @@
 #ifndef SPOOL_OMP_IMPL_H
 #define SPOOL_OMP_IMPL_H
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -35,6 +36,15 @@
 #define spool__omp_relax() __asm__ __volatile__("yield" ::: "memory")
 #else
 #define spool__omp_relax() atomic_signal_fence(memory_order_seq_cst)
+#endif
+
+/* The i-th round of a spinning wait: a pause, and every 64th round a
+ * yield, so that a thread this one just woke, which the kernel often
+ * queues on this CPU, runs within microseconds instead of after the spin. */
+#if defined(SPOOL__MODEL_CHECK)
+#define spool__omp_spin(i) ((void)(i), spool__omp_relax())
+#else
+#define spool__omp_spin(i) ((i) % 64 == 63 ? (void)sched_yield() : spool__omp_relax())
 #endif
 #define SPOOL_OMP_ALIGNED _Alignas(SPOOL_OMP_LINE)
 
