@@ -187,6 +187,22 @@ static long sporadic_job(void)
     return a + b == 3;
 }
 
+/* W4 without tasks (sporadic/sections): the two halves as the sections of
+ * one region, so that a runtime without tasks is measured idle between
+ * regions too. */
+static long sporadic_sections(void)
+{
+    long a = 0, b = 0;
+#pragma omp parallel sections num_threads(omp_threads + 1)
+    {
+#pragma omp section
+        a = sporadic_half(1);
+#pragma omp section
+        b = sporadic_half(2);
+    }
+    return a + b == 3;
+}
+
 /* W5: the latency from the submit to the job's first action on thread 1
  * (a pool thread, not main). */
 static void wake_omp(long n, bench_out_t *out)
@@ -209,10 +225,11 @@ static void wake_omp(long n, bench_out_t *out)
 
 static int omp_run(const char *w, long n, bench_out_t *out)
 {
-    if (strcmp(w, "sporadic") == 0) {
+    if (strcmp(w, "sporadic") == 0 || strcmp(w, "sporadic/sections") == 0) {
+        bool sections = w[8] == '/';
         long done = 0;
         for (long i = 0; i < n; i++) {
-            done += sporadic_job();
+            done += sections ? sporadic_sections() : sporadic_job();
             bench_sleep_ns(BENCH_SPORADIC_SLEEP_NS);
         }
         out->result = done;
@@ -279,7 +296,7 @@ const bench_peer_t bench_omp_peer = {"openmp", omp_start, omp_run, omp_stop};
 
 /* ---- W8-W14 (dp.h): the best OpenMP form of each ----------------------------
  * triad and sum: static schedule; mandelbrot: dynamic, 1 (the static split
- * leaves one thread 94% of the work); small-loops: a parallel for per call
+ * leaves one thread 94% of the work; /guided: guided); small-loops: a parallel for per call
  * from outside, or an orphaned `for` in one region (inside); nested: the
  * outer loop parallel with schedule(dynamic, 64) (the loop is triangular),
  * the inner one sequential (a nested region would run on a team of 1
@@ -318,7 +335,8 @@ int bench_dp_omp(const char *w, bench_dp_t *d)
     long gap = strcmp(w, "small-loops") == 0 ? bench_dp_gap_us(v) : -1;
     if (v != NULL && gap < 0 && !(strcmp(w, "small-loops") == 0 && strcmp(v, "inside") == 0) &&
         !(strcmp(w, "triad") == 0 && strcmp(v, "static") == 0) &&
-        !(strcmp(w, "mandelbrot") == 0 && strcmp(v, "dynamic") == 0))
+        !(strcmp(w, "mandelbrot") == 0 &&
+          (strcmp(v, "dynamic") == 0 || strcmp(v, "guided") == 0)))
         return -1;
     if (strcmp(w, "triad") == 0) {
         for (int p = 0; p < BENCH_DP_TRIAD_PASSES; p++) {
@@ -327,6 +345,10 @@ int bench_dp_omp(const char *w, bench_dp_t *d)
                 bench_dp_triad_range(d, (size_t)i,
                                      (size_t)(i + BENCH_DP_BLOCK < n ? i + BENCH_DP_BLOCK : n));
         }
+    } else if (strcmp(w, "mandelbrot") == 0 && v != NULL && strcmp(v, "guided") == 0) {
+#pragma omp parallel for num_threads(t) schedule(guided)
+        for (long py = 0; py < n; py++)
+            d->rows[py] = bench_dp_mandel_row(py, n);
     } else if (strcmp(w, "mandelbrot") == 0) {
 #pragma omp parallel for num_threads(t) schedule(dynamic, 1)
         for (long py = 0; py < n; py++)

@@ -41,8 +41,8 @@ if [ -n "${OMP_EXTRA:-}" ]; then
 fi
 
 default_rows="triad:8388608 triad/static:8388608 mandelbrot:384 mandelbrot/dynamic:384
-  small-loops:200000 small-loops/inside:200000 sum:16777216 nested:20000 broadcast:20000
-  sporadic:2000 wake:200"
+  mandelbrot/guided:384 small-loops:200000 small-loops/inside:200000 sum:16777216 nested:20000 broadcast:20000
+  sporadic:2000 sporadic/sections:2000 wake:200"
 rows=()
 for r in ${WORKLOADS:-$default_rows}; do
   case "$r" in
@@ -70,7 +70,7 @@ for ((run = 1; run <= runs; run++)); do
         # for W4 and W5's submitting thread), so that every runtime,
         # libspool-omp's pool included, is sized for it.
         team=$t
-        case "$w" in sporadic | wake) team=$((t + 1)) ;; esac
+        case "$w" in sporadic* | wake) team=$((t + 1)) ;; esac
         line=$(env OMP_NUM_THREADS=$team $(env_of "$rt") "$work/$rt" "$w" "$n" "$t" 2>&1 | tail -1) ||
           line="$rt $w $n $t FAILED"
         echo "$line" | tee -a "$raw"
@@ -109,7 +109,7 @@ awk -v rts="${runtimes[*]}" '
         if (!(key in vals)) { printf " %14s", "-"; continue }
         m = med(key)
         if (col[1] == "wake") { vals["w"] = extra[key SUBSEP "p50_us"]; m = med("w"); printf " %11.1fus", m }
-        else if (col[1] == "sporadic") { vals["c"] = extra[key SUBSEP "cpu_s"]; m = med("c"); printf " %12.3fcs", m }
+        else if (col[1] ~ /^sporadic/) { vals["c"] = extra[key SUBSEP "cpu_s"]; m = med("c"); printf " %12.3fcs", m }
         else printf " %14.6f", m
         if (rt[i] == "libspool-omp") spool = m
         else if (rt[i] !~ /^libgomp-/ && (best < 0 || m < best)) best = m
