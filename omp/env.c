@@ -14,6 +14,7 @@
 
 #include "gomp_abi.h"
 #include "omp_impl.h"
+#include "target.h"
 
 spool__omp_env_t spool__omp_env;
 
@@ -478,7 +479,8 @@ static void display(int verbose)
     fprintf(f, "  OMP_CANCELLATION = '%s'\n", e->cancellation ? "TRUE" : "FALSE");
     fprintf(f, "  OMP_DEFAULT_DEVICE = '%d'\n", e->icv.default_device);
     fprintf(f, "  OMP_MAX_TASK_PRIORITY = '%d'\n", e->max_task_priority);
-    fputs("  OMP_TARGET_OFFLOAD = 'DISABLED'\n", f);
+    static const char *const offload[] = {"DEFAULT", "MANDATORY", "DISABLED"};
+    fprintf(f, "  OMP_TARGET_OFFLOAD = '%s'\n", offload[spool__omp_target_offload()]);
     if (verbose) {
         fprintf(f, "  SPOOL_OMP_CPUS = '%u'\n", e->cpus);
         fprintf(f, "  SPOOL_OMP_MAX_THREADS = '%u'\n", e->max_threads);

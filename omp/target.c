@@ -1,0 +1,191 @@
+/* The device constructs with no device (omp.md, "Target regions"): a
+ * target region runs on the encountering thread as the initial thread of
+ * a new contention group, as libgomp's host fallback runs it, and the data
+ * constructs map nothing, since the host's memory is the device's. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "gomp_abi.h"
+#include "target.h"
+
+/* gcc's map kinds (the low byte of a kind; the high byte of the
+ * GOMP_target_ext form is the log2 of the alignment) and target
+ * arguments, as gomp-constants.h numbers them. */
+enum {
+    MAP_FIRSTPRIVATE = 12,
+    ARG_DEVICE_MASK = (1 << 7) - 1,
+    ARG_DEVICE_ALL = 0,
+    ARG_SUBSEQUENT_PARAM = 1 << 7,
+    ARG_ID_MASK = ((1 << 8) - 1) << 8,
+    ARG_THREAD_LIMIT = 2 << 8,
+    ARG_VALUE_SHIFT = 16,
+};
+
+int spool__omp_target_offload(void)
+{
+    /* Read at each construct, not cached: the constructs are rare, and
+     * the value is the process's environment when it runs one. */
+    const char *v = getenv("OMP_TARGET_OFFLOAD");
+    if (v == NULL || *v == '\0' || strcasecmp(v, "default") == 0)
+        return SPOOL_OMP_OFFLOAD_DEFAULT;
+    if (strcasecmp(v, "mandatory") == 0)
+        return SPOOL_OMP_OFFLOAD_MANDATORY;
+    if (strcasecmp(v, "disabled") == 0)
+        return SPOOL_OMP_OFFLOAD_DISABLED;
+    return SPOOL_OMP_OFFLOAD_DEFAULT;
+}
+
+/* A device construct may run on the host unless the user demanded a
+ * device. */
+static void host_allowed(const char *what)
+{
+    if (spool__omp_target_offload() == SPOOL_OMP_OFFLOAD_MANDATORY)
+        spool__omp_fatal("%s: OMP_TARGET_OFFLOAD=mandatory, but libspool-omp has no device "
+                         "(it runs target regions on the host)",
+                         what);
+}
+
+/* thread_limit of a GOMP_target_ext argument list, or 0 for none. */
+static unsigned thread_limit_arg(void **args)
+{
+    if (args == NULL)
+        return 0;
+    while (*args != NULL) {
+        intptr_t id = (intptr_t)*args++, val;
+        if (id & ARG_SUBSEQUENT_PARAM)
+            val = (intptr_t)*args++;
+        else
+            val = id >> ARG_VALUE_SHIFT;
+        if ((id & ARG_DEVICE_MASK) != ARG_DEVICE_ALL || (id & ARG_ID_MASK) != ARG_THREAD_LIMIT)
+            continue;
+        return val <= 0 ? 0 : val > INT_MAX ? INT_MAX : (unsigned)val;
+    }
+    return 0;
+}
+
+/* Runs fn(hostaddrs) as the initial thread of a new contention group:
+ * no team, level 0, the environment's ICVs; the thread's state is back as
+ * it was afterwards. */
+static void run_on_host(void (*fn)(void *), void **hostaddrs, unsigned thread_limit)
+{
+    spool__omp_thread_t *thr = spool__omp_thread();
+    spool__omp_ts_t saved_ts = thr->ts;
+    spool__omp_task_t *saved_task = thr->task;
+    /* An orphaned construct around the target region keeps its own work
+     * share: the region's orphaned constructs get another. */
+    spool__omp_ws_t *saved_solo = thr->solo;
+    spool__omp_task_t initial = {.icv = spool__omp_env.icv};
+    if (thread_limit != 0)
+        initial.icv.thread_limit = thread_limit;
+    memset(&thr->ts, 0, sizeof thr->ts);
+    thr->ts.ticket = -1;
+    thr->task = &initial;
+    thr->solo = NULL;
+    fn(hostaddrs);
+    free(thr->solo);
+    thr->solo = saved_solo;
+    thr->task = saved_task;
+    thr->ts = saved_ts;
+}
+
+SPOOL_OMP_API void GOMP_target(int device, void (*fn)(void *), const void *unused, size_t mapnum,
+                               void **hostaddrs, size_t *sizes, unsigned char *kinds)
+{
+    (void)device, (void)unused, (void)mapnum, (void)sizes, (void)kinds;
+    host_allowed("GOMP_target");
+    run_on_host(fn, hostaddrs, 0);
+}
+
+SPOOL_OMP_API void GOMP_target_ext(int device, void (*fn)(void *), size_t mapnum,
+                                   void **hostaddrs, size_t *sizes, unsigned short *kinds,
+                                   unsigned int flags, void **depend, void **args)
+{
+    /* nowait and depend: the region runs at once, undeferred.  No task is
+     * ever deferred by this library yet (stubs.c), so no sibling that a
+     * dependence would wait for can be pending. */
+    (void)device, (void)flags, (void)depend;
+    host_allowed("GOMP_target_ext");
+    /* firstprivate variables: the region gets copies (its writes stay in
+     * them), each at its alignment, in one block. */
+    size_t total = 0, align_max = 1;
+    for (size_t i = 0; i < mapnum; i++)
+        if ((kinds[i] & 0xff) == MAP_FIRSTPRIVATE) {
+            size_t align = (size_t)1 << (kinds[i] >> 8);
+            total = (total + align - 1) & ~(align - 1);
+            total += sizes[i];
+            if (align > align_max)
+                align_max = align;
+        }
+    void **addrs = hostaddrs;
+    char *block = NULL;
+    if (total > 0) {
+        /* hostaddrs is the caller's array: a copy of it points at the
+         * copies. */
+        addrs = malloc(mapnum * sizeof *addrs);
+        block = aligned_alloc(align_max, (total + align_max - 1) & ~(align_max - 1));
+        if (addrs == NULL || block == NULL)
+            spool__omp_fatal("out of memory for a target region's firstprivate copies");
+        size_t at = 0;
+        for (size_t i = 0; i < mapnum; i++) {
+            addrs[i] = hostaddrs[i];
+            if ((kinds[i] & 0xff) != MAP_FIRSTPRIVATE)
+                continue;
+            size_t align = (size_t)1 << (kinds[i] >> 8);
+            at = (at + align - 1) & ~(align - 1);
+            memcpy(block + at, hostaddrs[i], sizes[i]);
+            addrs[i] = block + at;
+            at += sizes[i];
+        }
+    }
+    run_on_host(fn, addrs, thread_limit_arg(args));
+    if (addrs != hostaddrs)
+        free(addrs);
+    free(block);
+}
+
+/* The data constructs: nothing to map or copy on the host. */
+
+SPOOL_OMP_API void GOMP_target_data(int device, const void *unused, size_t mapnum,
+                                    void **hostaddrs, size_t *sizes, unsigned char *kinds)
+{
+    (void)device, (void)unused, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
+    host_allowed("GOMP_target_data");
+}
+
+SPOOL_OMP_API void GOMP_target_data_ext(int device, size_t mapnum, void **hostaddrs,
+                                        size_t *sizes, unsigned short *kinds)
+{
+    (void)device, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
+    host_allowed("GOMP_target_data_ext");
+}
+
+SPOOL_OMP_API void GOMP_target_end_data(void)
+{
+}
+
+SPOOL_OMP_API void GOMP_target_update(int device, const void *unused, size_t mapnum,
+                                      void **hostaddrs, size_t *sizes, unsigned char *kinds)
+{
+    (void)device, (void)unused, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
+    host_allowed("GOMP_target_update");
+}
+
+SPOOL_OMP_API void GOMP_target_update_ext(int device, size_t mapnum, void **hostaddrs,
+                                          size_t *sizes, unsigned short *kinds,
+                                          unsigned int flags, void **depend)
+{
+    (void)device, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags,
+        (void)depend;
+    host_allowed("GOMP_target_update_ext");
+}
+
+SPOOL_OMP_API void GOMP_target_enter_exit_data(int device, size_t mapnum, void **hostaddrs,
+                                               size_t *sizes, unsigned short *kinds,
+                                               unsigned int flags, void **depend)
+{
+    (void)device, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags,
+        (void)depend;
+    host_allowed("GOMP_target_enter_exit_data");
+}
