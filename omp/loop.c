@@ -137,8 +137,10 @@ static bool guided_next(spool__omp_ws_t *ws, u64 nthreads, u64 *from, u64 *to)
     do {
         if (start >= n)
             return false;
-        /* A share of what is left, never below the chunk. */
-        u64 left = n - start, q = left / nthreads + (left % nthreads != 0);
+        /* Half a thread's share of what is left, never below the chunk:
+         * a whole share leaves the first thread half of an uneven loop's
+         * work when its expensive iterations come first. */
+        u64 left = n - start, parts = 2 * nthreads, q = left / parts + (left % parts != 0);
         if (q < ws->chunk)
             q = ws->chunk;
         end = q < left ? start + q : n;
