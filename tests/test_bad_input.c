@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 #include <errno.h>
@@ -355,6 +356,31 @@ static void test_config_sizes(void **state)
     assert_int_equal(err, EINVAL);
 }
 
+/* A system error that spool passes on (spool_pool_trace_write's ENOENT for
+ * a file in a directory that does not exist) is described as the system
+ * describes it; a code that is no error at all is "unknown error". */
+static void test_strerror_system_errors(void **state)
+{
+    (void)state;
+    int started = spool_pool_trace_start(pool, 16);
+    int err = spool_pool_trace_write(pool, "/nonexistent-spool-dir/x.json");
+    if (started == ENOTSUP) { /* built with -DSPOOL_TRACE=OFF */
+        assert_int_equal(err, ENOTSUP);
+    } else {
+        /* EALREADY: SPOOL_TRACE set for the whole suite started one. */
+        assert_true(started == 0 || started == EALREADY);
+        if (started == 0)
+            assert_int_equal(spool_pool_trace_stop(pool), 0);
+        assert_int_equal(err, ENOENT);
+        assert_string_equal(spool_strerror(err), strerror(ENOENT));
+    }
+    assert_string_equal(spool_strerror(ENOENT), strerror(ENOENT));
+    assert_string_equal(spool_strerror(EACCES), strerror(EACCES));
+    assert_string_equal(spool_strerror(-5), "unknown error");
+    assert_string_equal(spool_strerror(100000), "unknown error");
+    assert_string_equal(spool_strerror(EINVAL), "invalid argument");
+}
+
 int main(void)
 {
     spool_config_t c = {.num_threads = 2};
@@ -366,6 +392,7 @@ int main(void)
         cmocka_unit_test(test_errno_table),
         cmocka_unit_test(test_destroy_from_own_worker),
         cmocka_unit_test(test_install_into_itself_runs_inline),
+        cmocka_unit_test(test_strerror_system_errors),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     spool_pool_destroy(pool);

@@ -367,6 +367,50 @@ static void test_environment(void **state)
     write_expect(expect, 32);
 }
 
+/* SPOOL_TRACE with a name whose extension gives no format: one line when
+ * the pool is created (not after the run, at its end), and no trace. */
+static void test_environment_bad_extension(void **state)
+{
+    (void)state;
+    char path[600], log[600];
+    snprintf(path, sizeof path, "%s/bad-ext.txt", dir);
+    snprintf(log, sizeof log, "%s/bad-ext.log", dir);
+    char *old = getenv("SPOOL_TRACE") ? strdup(getenv("SPOOL_TRACE")) : NULL;
+    setenv("SPOOL_TRACE", path, 1);
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    FILE *f = fopen(log, "w");
+    assert_non_null(f);
+    dup2(fileno(f), STDERR_FILENO);
+    spool_config_t config = {.num_threads = 2};
+    spool_pool_t *pool;
+    int err = spool_pool_create(&config, &pool);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    fclose(f);
+    if (old != NULL) {
+        setenv("SPOOL_TRACE", old, 1);
+        free(old);
+    } else {
+        unsetenv("SPOOL_TRACE");
+    }
+    assert_int_equal(err, 0);
+    char text[1024] = {0};
+    f = fopen(log, "r");
+    assert_non_null(f);
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    assert_true(got > 0);
+    assert_non_null(strstr(text, "SPOOL_TRACE="));
+    assert_non_null(strstr(text, "must end in .json, .html or .htm"));
+    /* Not recording: a trace can be started by hand. */
+    assert_int_equal(spool_pool_trace_start(pool, 16), 0);
+    assert_int_equal(spool_pool_destroy(pool), 0);
+    struct stat st;
+    assert_int_not_equal(stat(path, &st), 0);
+}
+
 /* A cancelled scope's jobs, dropped unrun: each is a job span marked so. */
 static atomic_int dropped_ran;
 
@@ -574,6 +618,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_start_stop_write_while_running),
         cmocka_unit_test(test_environment),
+        cmocka_unit_test(test_environment_bad_extension),
         cmocka_unit_test(test_environment_idle_pool),
         cmocka_unit_test(test_dropped_jobs_marked),
         cmocka_unit_test(test_trace_decides_nothing),

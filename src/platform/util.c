@@ -1,9 +1,11 @@
 /* Odds and ends: version, error strings, abort, test hooks, the counters
  * of the thread (stats.h). */
+#define _GNU_SOURCE /* strerrordesc_np */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "spool.h"
 
@@ -53,8 +55,16 @@ const char *spool_strerror(int err)
     case ENOTRECOVERABLE:
         return "the pool was created before fork(): it has no threads in this process";
     default:
-        return "unknown error";
+        break;
     }
+    /* The system's errors that spool passes on (a trace file that cannot
+     * be written): the system's own description, a static string. */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+    const char *sys = err > 0 ? strerrordesc_np(err) : NULL;
+    if (sys != NULL)
+        return sys;
+#endif
+    return "unknown error";
 }
 
 _Noreturn void spool__abort(const char *msg)

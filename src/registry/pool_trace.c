@@ -99,6 +99,17 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* A trace's file name: its format is its extension. */
+static bool trace_path_html(const char *path)
+{
+    return ends_with(path, ".html") || ends_with(path, ".htm");
+}
+
+static bool trace_path_ok(const char *path)
+{
+    return trace_path_html(path) || ends_with(path, ".json");
+}
+
 int spool_pool_trace_write(spool_pool_t *pool, const char *path)
 {
     int err = check_pool(pool);
@@ -106,9 +117,9 @@ int spool_pool_trace_write(spool_pool_t *pool, const char *path)
         return err;
     if (path == NULL)
         return EINVAL;
-    bool html = ends_with(path, ".html") || ends_with(path, ".htm");
-    if (!html && !ends_with(path, ".json"))
+    if (!trace_path_ok(path))
         return EINVAL;
+    bool html = trace_path_html(path);
     pthread_mutex_lock(&pool->trace.lock);
     spool__trace_t *t = pool->trace.last;
     spool__snapshot_t snap;
@@ -186,6 +197,14 @@ int spool__trace_init(spool_pool_t *pool)
     const char *env = getenv("SPOOL_TRACE");
     if (env == NULL || env[0] == '\0')
         return 0;
+    if (!trace_path_ok(env)) {
+        /* Said now, not after the whole run when the file would be
+         * written. */
+        fprintf(stderr, "spool: SPOOL_TRACE=%s: the name must end in .json, .html or .htm: "
+                        "no trace is recorded\n",
+                env);
+        return 0;
+    }
     s->env_path = expand_path(env);
     err = s->env_path == NULL ? ENOMEM : trace_start_locked(pool, env_records());
     if (err != 0) {
