@@ -65,6 +65,23 @@ static unsigned thread_limit_arg(void **args)
     return 0;
 }
 
+static size_t align_up(size_t at, size_t align)
+{
+    return (at + align - 1) & ~(align - 1);
+}
+
+/* A GOMP_target_ext map kind's alignment: 2 to the power of its high byte. */
+static size_t kind_align(unsigned short kind)
+{
+    return (size_t)1 << (kind >> 8);
+}
+
+/* Where the next firstprivate copy goes in the block, after at bytes. */
+static size_t firstprivate_at(size_t at, unsigned short kind)
+{
+    return align_up(at, kind_align(kind));
+}
+
 /* Runs fn(hostaddrs) as the initial thread of a new contention group:
  * no team, level 0, the environment's ICVs; the thread's state is back as
  * it was afterwards. */
@@ -112,11 +129,9 @@ SPOOL_OMP_API void GOMP_target_ext(int device, void (*fn)(void *), size_t mapnum
     size_t total = 0, align_max = 1;
     for (size_t i = 0; i < mapnum; i++)
         if ((kinds[i] & 0xff) == MAP_FIRSTPRIVATE) {
-            size_t align = (size_t)1 << (kinds[i] >> 8);
-            total = (total + align - 1) & ~(align - 1);
-            total += sizes[i];
-            if (align > align_max)
-                align_max = align;
+            total = firstprivate_at(total, kinds[i]) + sizes[i];
+            if (kind_align(kinds[i]) > align_max)
+                align_max = kind_align(kinds[i]);
         }
     void **addrs = hostaddrs;
     char *block = NULL;
@@ -124,7 +139,7 @@ SPOOL_OMP_API void GOMP_target_ext(int device, void (*fn)(void *), size_t mapnum
         /* hostaddrs is the caller's array: a copy of it points at the
          * copies. */
         addrs = malloc(mapnum * sizeof *addrs);
-        block = aligned_alloc(align_max, (total + align_max - 1) & ~(align_max - 1));
+        block = aligned_alloc(align_max, align_up(total, align_max));
         if (addrs == NULL || block == NULL)
             spool__omp_fatal("out of memory for a target region's firstprivate copies");
         size_t at = 0;
@@ -132,8 +147,7 @@ SPOOL_OMP_API void GOMP_target_ext(int device, void (*fn)(void *), size_t mapnum
             addrs[i] = hostaddrs[i];
             if ((kinds[i] & 0xff) != MAP_FIRSTPRIVATE)
                 continue;
-            size_t align = (size_t)1 << (kinds[i] >> 8);
-            at = (at + align - 1) & ~(align - 1);
+            at = firstprivate_at(at, kinds[i]);
             memcpy(block + at, hostaddrs[i], sizes[i]);
             addrs[i] = block + at;
             at += sizes[i];
