@@ -226,7 +226,7 @@ static void wake_omp(long n, bench_out_t *out)
 static int omp_run(const char *w, long n, bench_out_t *out)
 {
     if (strcmp(w, "sporadic") == 0 || strcmp(w, "sporadic/sections") == 0) {
-        bool sections = w[8] == '/';
+        bool sections = strcmp(w, "sporadic/sections") == 0;
         long done = 0;
         for (long i = 0; i < n; i++) {
             done += sections ? sporadic_sections() : sporadic_job();
@@ -296,8 +296,9 @@ const bench_peer_t bench_omp_peer = {"openmp", omp_start, omp_run, omp_stop};
 
 /* ---- W8-W14 (dp.h): the best OpenMP form of each ----------------------------
  * triad and sum: static schedule; mandelbrot: dynamic, 1 (the static split
- * leaves one thread 94% of the work; /guided: guided); small-loops: a parallel for per call
- * from outside, or an orphaned `for` in one region (inside); nested: the
+ * leaves one thread 94% of the work; /guided: guided); small-loops: a
+ * parallel for per call from outside, or an orphaned `for` in one region
+ * (inside); nested: the
  * outer loop parallel with schedule(dynamic, 64) (the loop is triangular),
  * the inner one sequential (a nested region would run on a team of 1
  * anyway); loop-in-join: tasks for the halves, taskloop
