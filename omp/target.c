@@ -37,11 +37,16 @@ int spool__omp_target_offload(void)
     return SPOOL_OMP_OFFLOAD_DEFAULT;
 }
 
+/* gcc's device number for a construct whose if clause is false: the host,
+ * whatever OMP_TARGET_OFFLOAD says. */
+#define DEVICE_HOST_FALLBACK (-2)
+
 /* A device construct may run on the host unless the user demanded a
- * device. */
-static void host_allowed(const char *what)
+ * device and the construct did not ask for the host (if(false)). */
+static void host_allowed(const char *what, int device)
 {
-    if (spool__omp_target_offload() == SPOOL_OMP_OFFLOAD_MANDATORY)
+    if (device != DEVICE_HOST_FALLBACK &&
+        spool__omp_target_offload() == SPOOL_OMP_OFFLOAD_MANDATORY)
         spool__omp_fatal("%s: OMP_TARGET_OFFLOAD=mandatory, but libspool-omp has no device "
                          "(it runs target regions on the host)",
                          what);
@@ -110,8 +115,8 @@ static void run_on_host(void (*fn)(void *), void **hostaddrs, unsigned thread_li
 SPOOL_OMP_API void GOMP_target(int device, void (*fn)(void *), const void *unused, size_t mapnum,
                                void **hostaddrs, size_t *sizes, unsigned char *kinds)
 {
-    (void)device, (void)unused, (void)mapnum, (void)sizes, (void)kinds;
-    host_allowed("GOMP_target");
+    (void)unused, (void)mapnum, (void)sizes, (void)kinds;
+    host_allowed("GOMP_target", device);
     run_on_host(fn, hostaddrs, 0);
 }
 
@@ -122,8 +127,8 @@ SPOOL_OMP_API void GOMP_target_ext(int device, void (*fn)(void *), size_t mapnum
     /* nowait and depend: the region runs at once, undeferred.  No task is
      * ever deferred by this library yet (stubs.c), so no sibling that a
      * dependence would wait for can be pending. */
-    (void)device, (void)flags, (void)depend;
-    host_allowed("GOMP_target_ext");
+    (void)flags, (void)depend;
+    host_allowed("GOMP_target_ext", device);
     /* firstprivate variables: the region gets copies (its writes stay in
      * them), each at its alignment, in one block. */
     size_t total = 0, align_max = 1;
@@ -164,15 +169,15 @@ SPOOL_OMP_API void GOMP_target_ext(int device, void (*fn)(void *), size_t mapnum
 SPOOL_OMP_API void GOMP_target_data(int device, const void *unused, size_t mapnum,
                                     void **hostaddrs, size_t *sizes, unsigned char *kinds)
 {
-    (void)device, (void)unused, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
-    host_allowed("GOMP_target_data");
+    (void)unused, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
+    host_allowed("GOMP_target_data", device);
 }
 
 SPOOL_OMP_API void GOMP_target_data_ext(int device, size_t mapnum, void **hostaddrs,
                                         size_t *sizes, unsigned short *kinds)
 {
-    (void)device, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
-    host_allowed("GOMP_target_data_ext");
+    (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
+    host_allowed("GOMP_target_data_ext", device);
 }
 
 SPOOL_OMP_API void GOMP_target_end_data(void)
@@ -182,24 +187,24 @@ SPOOL_OMP_API void GOMP_target_end_data(void)
 SPOOL_OMP_API void GOMP_target_update(int device, const void *unused, size_t mapnum,
                                       void **hostaddrs, size_t *sizes, unsigned char *kinds)
 {
-    (void)device, (void)unused, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
-    host_allowed("GOMP_target_update");
+    (void)unused, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
+    host_allowed("GOMP_target_update", device);
 }
 
 SPOOL_OMP_API void GOMP_target_update_ext(int device, size_t mapnum, void **hostaddrs,
                                           size_t *sizes, unsigned short *kinds,
                                           unsigned int flags, void **depend)
 {
-    (void)device, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags,
+    (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags,
         (void)depend;
-    host_allowed("GOMP_target_update_ext");
+    host_allowed("GOMP_target_update_ext", device);
 }
 
 SPOOL_OMP_API void GOMP_target_enter_exit_data(int device, size_t mapnum, void **hostaddrs,
                                                size_t *sizes, unsigned short *kinds,
                                                unsigned int flags, void **depend)
 {
-    (void)device, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags,
+    (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags,
         (void)depend;
-    host_allowed("GOMP_target_enter_exit_data");
+    host_allowed("GOMP_target_enter_exit_data", device);
 }

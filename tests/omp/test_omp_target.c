@@ -173,9 +173,22 @@ static void target_mandatory(void)
     exit(x == 1 ? 0 : 3);
 }
 
+/* if(false) asks for the host: it runs there even under mandatory. */
+static void target_mandatory_if_false(void)
+{
+    setenv("OMP_TARGET_OFFLOAD", "mandatory", 1);
+    int x = 0, off = 0;
+#pragma omp target map(tofrom : x) if (off)
+    x = 1;
+    if (x != 1)
+        abort(); /* not run: test_expect_abort then says so (not 1) */
+}
+
 static void test_target_mandatory(void **state)
 {
     (void)state;
+    /* 1: it ran the region and did not abort. */
+    assert_int_equal(test_expect_abort(target_mandatory_if_false, "mandatory"), 1);
     assert_int_equal(test_expect_abort(target_mandatory,
                                        "GOMP_target_ext: OMP_TARGET_OFFLOAD=mandatory"),
                      0);
