@@ -1,17 +1,21 @@
-/* A team's barrier (omp.md, "Barriers"): a count of arrivals and a
- * generation; the last thread to arrive starts the next generation.
- * Waiters spin on the generation, then park: a lent worker in its pool's
- * wait loop, an outside thread on a lock latch (registry/lend.h).  A
- * waiter registers before it parks and looks at the generation once more;
- * the last thread bumps the generation, then sets the park of every
- * registered waiter it can claim (the seq-cst pairs below). */
+/* A team's barrier (omp.md, "Barriers"): a state word (arrivals and the
+ * team's deferred tasks not complete) and a generation; the thread whose
+ * change leaves every thread arrived and no task (its arrival, or the
+ * completion of the last task) starts the next generation.  Waiters run
+ * the team's queued tasks, spin on the generation, then park: a lent
+ * worker in its pool's wait loop, an outside thread on a lock latch
+ * (registry/lend.h).  A waiter registers before it parks and looks at the
+ * generation and the task queues once more; the releasing thread bumps
+ * the generation, and a thread that queues a task looks for registered
+ * waiters; each sets the park of every registered waiter it can claim
+ * (the seq-cst pairs below). */
 #include <limits.h>
 
 #include "omp_impl.h"
 
 void spool__omp_barrier_init(spool__omp_barrier_t *b)
 {
-    atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
+    atomic_store_explicit(&b->state, 0, memory_order_relaxed);
     atomic_store_explicit(&b->gen, 0, memory_order_relaxed);
     atomic_store_explicit(&b->sleepers, 0, memory_order_relaxed);
     atomic_store_explicit(&b->cancelled, false, memory_order_relaxed);
@@ -32,8 +36,8 @@ unsigned long spool__omp_spin_count(unsigned n)
     return 2000;
 }
 
-/* Sets the park of every member of team but self that is registered and
- * not claimed yet. */
+/* Sets the park of every member of team but self (UINT_MAX: none) that is
+ * registered and not claimed yet. */
 static void wake_parked(spool__omp_team_t *team, unsigned self)
 {
     for (unsigned i = 0; i < team->nthreads; i++) {
@@ -64,7 +68,16 @@ static bool released(spool__omp_barrier_t *b, unsigned g, memory_order mo)
     return atomic_load_explicit(&b->gen, mo) != g || atomic_load_explicit(&b->cancelled, mo);
 }
 
-/* Waiter id parks until generation g ends. */
+/* A waiter must not park while a task is queued that it could run. */
+static bool task_queued(spool__omp_team_t *team)
+{
+    /* Seq-cst fence, then relaxed loads: see park(). */
+    atomic_thread_fence(memory_order_seq_cst);
+    return (atomic_load_explicit(&team->bar.state, memory_order_relaxed) >> 32) != 0 &&
+           spool__omp_task_queued(team);
+}
+
+/* Waiter id parks until generation g ends or a task is queued. */
 static void park(spool__omp_team_t *team, unsigned id, unsigned g)
 {
     spool__omp_barrier_t *b = &team->bar;
@@ -79,15 +92,32 @@ static void park(spool__omp_team_t *team, unsigned id, unsigned g)
      * thread's seq-cst store of gen (or the canceller's of cancelled) and
      * its seq-cst load of sleepers in release_parked. */
     atomic_fetch_add_explicit(&b->sleepers, 1, memory_order_seq_cst);
-    if (!released(b, g, memory_order_seq_cst) ||
-        /* Released meanwhile: unless the releaser claimed us (then it
-         * sets our park, and we must wait for that), we are done.
+    /* The queues' lengths after a seq-cst fence: pairs with the fence in
+     * spool__omp_barrier_task_wake (the store-buffer pair: either we see
+     * the queued task, or its pusher sees our count). */
+    if (!(released(b, g, memory_order_seq_cst) || task_queued(team)) ||
+        /* Released or a task queued meanwhile: unless a waker claimed us
+         * (then it sets our park, and we must wait for that), we are done.
          * Acq_rel: as in wake_parked. */
         atomic_exchange_explicit(&m->parked, 0, memory_order_acq_rel) == 0)
         spool__park_wait(&m->park);
     /* Relaxed: a count that only makes the last thread look. */
     atomic_fetch_sub_explicit(&b->sleepers, 1, memory_order_relaxed);
     spool__park_destroy(&m->park);
+}
+
+/* The thread whose change left state at n (every thread arrived, no task
+ * left) ends generation g. */
+static void release(spool__omp_team_t *team, unsigned self, unsigned g)
+{
+    spool__omp_barrier_t *b = &team->bar;
+    /* Relaxed: no thread changes state until the next generation starts
+     * (every thread waits here, and no task is left to make more). */
+    atomic_store_explicit(&b->state, 0, memory_order_relaxed);
+    /* Seq-cst (a release): pairs with the waiters' acquire loads of gen
+     * in spool__omp_barrier_wait, and with their seq-cst pair in park(). */
+    atomic_store_explicit(&b->gen, g + 1, memory_order_seq_cst);
+    release_parked(team, self);
 }
 
 bool spool__omp_barrier_wait(spool__omp_team_t *team, unsigned id)
@@ -99,30 +129,68 @@ bool spool__omp_barrier_wait(spool__omp_team_t *team, unsigned id)
     unsigned g = atomic_load_explicit(&b->gen, memory_order_relaxed);
     if (atomic_load_explicit(&b->cancelled, memory_order_acquire))
         return true;
-    if (n == 1)
+    /* Acquire: pairs with the completions' release (the tasks' work is
+     * seen); alone, with no task left, the thread has nothing to wait for. */
+    if (n == 1 && atomic_load_explicit(&b->state, memory_order_acquire) == 0)
         return false;
-    /* Acq_rel: the arrivals form a release sequence that the last one
-     * acquires, so that its store of gen publishes every thread's work. */
-    if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) + 1 == n) {
-        atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
-        /* Seq-cst (a release): pairs with the waiters' acquire loads of gen
-         * below, and with their seq-cst pair in park(). */
-        atomic_store_explicit(&b->gen, g + 1, memory_order_seq_cst);
-        release_parked(team, id);
+    /* Acq_rel: the changes of state form a release sequence that the last
+     * one acquires, so that its store of gen publishes every thread's work
+     * and every task's. */
+    if (atomic_fetch_add_explicit(&b->state, 1, memory_order_acq_rel) + 1 == n) {
+        release(team, id, g);
         return atomic_load_explicit(&b->cancelled, memory_order_relaxed);
     }
     unsigned long spin = spool__omp_spin_count(n);
-    /* Acquire: pairs with the last thread's store of gen (or the
-     * canceller's of cancelled).  A park may be set by the last thread of
-     * an earlier generation that claimed this one's registration late
-     * (omp.md, B3): the loop looks again and parks again. */
+    /* Acquire: pairs with the releaser's store of gen (or the canceller's
+     * of cancelled).  A park may be set by a waker of an earlier
+     * generation that claimed this one's registration late, or by a
+     * thread that queued a task (omp.md, B3): the loop looks again and
+     * parks again. */
     for (unsigned long i = 0; !released(b, g, memory_order_acquire); i++) {
-        if (i < spin)
+        if (spool__omp_task_help(team, id))
+            i = 0;
+        else if (i < spin)
             spool__omp_spin(i);
         else
             park(team, id, g);
     }
     return atomic_load_explicit(&b->cancelled, memory_order_relaxed);
+}
+
+void spool__omp_barrier_task_add(spool__omp_team_t *team)
+{
+    /* Relaxed: the maker holds the state from completing (it has not
+     * arrived, or it is a task not complete); the completion publishes. */
+    atomic_fetch_add_explicit(&team->bar.state, SPOOL_OMP_TASK_ONE, memory_order_relaxed);
+}
+
+void spool__omp_barrier_task_done(spool__omp_team_t *team, unsigned self)
+{
+    spool__omp_barrier_t *b = &team->bar;
+    /* Acq_rel: as an arrival's. */
+    unsigned long long old =
+        atomic_fetch_sub_explicit(&b->state, SPOOL_OMP_TASK_ONE, memory_order_acq_rel);
+    if (old - SPOOL_OMP_TASK_ONE == team->nthreads) {
+        /* Relaxed: every thread has arrived at generation g and read it,
+         * and our acquire above follows their arrivals. */
+        unsigned g = atomic_load_explicit(&b->gen, memory_order_relaxed);
+        release(team, self, g);
+    }
+}
+
+unsigned long spool__omp_barrier_tasks(spool__omp_team_t *team)
+{
+    /* Acquire: pairs with the completions' release (their work is seen). */
+    return (unsigned long)(atomic_load_explicit(&team->bar.state, memory_order_acquire) >> 32);
+}
+
+void spool__omp_barrier_task_wake(spool__omp_team_t *team, unsigned self)
+{
+    /* Seq-cst fence after the queue's write, then the count: pairs with
+     * the fence in park() (the store-buffer pair). */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&team->bar.sleepers, memory_order_relaxed) != 0)
+        wake_parked(team, self);
 }
 
 void spool__omp_barrier_cancel(spool__omp_team_t *team, unsigned id)

@@ -70,7 +70,8 @@ typedef struct spool__omp_icv {
     bool dyn;                /* dyn-var */
 } spool__omp_icv_t;
 
-/* A task: its ICVs (the second half of the work adds its children). */
+/* A task's data environment: its ICVs.  An explicit task's node
+ * (task.h) begins with one; an implicit task's is its member's. */
 typedef struct spool__omp_task {
     spool__omp_icv_t icv;
 } spool__omp_task_t;
@@ -120,9 +121,13 @@ typedef struct spool__omp_ws {
 
 struct spool__omp_team;
 
-/* A team's barrier (barrier.c; omp.md, "Barriers"). */
+/* A team's barrier (barrier.c; omp.md, "Barriers"): its state is the
+ * threads arrived (low half) and the team's deferred tasks not yet
+ * complete (high half, SPOOL_OMP_TASK_ONE each), so that the one change
+ * that makes both complete is seen by exactly one thread. */
+#define SPOOL_OMP_TASK_ONE (1ull << 32)
 typedef struct spool__omp_barrier {
-    SPOOL_OMP_ALIGNED _Atomic unsigned arrived;
+    SPOOL_OMP_ALIGNED _Atomic unsigned long long state;
     SPOOL_OMP_ALIGNED _Atomic unsigned gen;
     _Atomic unsigned sleepers; /* threads registered to park, or parked */
     _Atomic bool cancelled;    /* cancel parallel: barriers return at once */
@@ -176,6 +181,7 @@ typedef struct spool__omp_team {
     struct spool__omp_team *next;  /* the owner's cache of teams */
     spool__omp_member_t *members;  /* capacity of them */
     spool__lend_t *lends;          /* lends[k - 1]: member k's, when lent */
+    struct spool__omp_tasking *tasking; /* its explicit tasks (task.h) */
 } spool__omp_team_t;
 
 #define SPOOL_OMP_JOIN_PARKED 0x80000000u
@@ -254,6 +260,17 @@ void spool__omp_barrier_init(spool__omp_barrier_t *b);
 /* The calling thread (thread id of team) arrives and waits for the rest.
  * True if the team's barriers were cancelled (cancel parallel). */
 bool spool__omp_barrier_wait(spool__omp_team_t *team, unsigned id);
+/* A deferred task of team was made (by a thread that has not arrived, or
+ * by a task not complete), and one is complete (by any thread: self is
+ * its id in team, or UINT_MAX); the last completes the barrier if every
+ * thread has arrived. */
+void spool__omp_barrier_task_add(spool__omp_team_t *team);
+void spool__omp_barrier_task_done(spool__omp_team_t *team, unsigned self);
+/* Deferred tasks of team not complete (a snapshot). */
+unsigned long spool__omp_barrier_tasks(spool__omp_team_t *team);
+/* A task was queued: wakes the threads parked at the barrier (self: the
+ * caller's id, or UINT_MAX).  The caller's queue write precedes it. */
+void spool__omp_barrier_task_wake(spool__omp_team_t *team, unsigned self);
 /* Thread id cancels the team's barriers: waiters return true from now on. */
 void spool__omp_barrier_cancel(spool__omp_team_t *team, unsigned id);
 /* The end of a region: a member is done (its last access to team), and
@@ -262,6 +279,14 @@ void spool__omp_join_arrive(spool__omp_team_t *team);
 void spool__omp_join_wait(spool__omp_team_t *team);
 /* The spin before a thread of a team of n parks. */
 unsigned long spool__omp_spin_count(unsigned n);
+
+/* ---- tasks (task.c): what a barrier's waiters call ------------------------- */
+
+/* Runs one queued task of team that thread id may take: true if it ran one. */
+bool spool__omp_task_help(spool__omp_team_t *team, unsigned id);
+/* True if some queue of team holds a task (relaxed loads: the caller
+ * fences first). */
+bool spool__omp_task_queued(spool__omp_team_t *team);
 
 /* ---- work shares (work.c) ------------------------------------------------------- */
 

@@ -4,6 +4,7 @@
 
 #include "gomp_abi.h"
 #include "omp_impl.h"
+#include "task.h"
 
 SPOOL_OMP_API void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads,
                                  unsigned flags)
@@ -61,13 +62,13 @@ SPOOL_OMP_API bool GOMP_cancellation_point(int which)
         return false;
     spool__omp_thread_t *thr = spool__omp_thread();
     spool__omp_team_t *team = thr->ts.team;
+    if (which & CANCEL_TASKGROUP)
+        return spool__omp_taskgroup_cancelled(thr);
     if (team == NULL)
         return false;
     /* Acquire pairs with the canceller's release store. */
     if (which & (CANCEL_LOOP | CANCEL_SECTIONS))
         return atomic_load_explicit(&team->ws_cancelled, memory_order_acquire);
-    if (which & CANCEL_TASKGROUP)
-        spool__omp_fatal("GOMP_cancellation_point: taskgroup cancellation is not implemented");
     return atomic_load_explicit(&team->bar.cancelled, memory_order_acquire);
 }
 
@@ -88,7 +89,7 @@ SPOOL_OMP_API bool GOMP_cancel(int which, bool do_cancel)
         return true;
     }
     if (which & CANCEL_TASKGROUP)
-        spool__omp_fatal("GOMP_cancel: taskgroup cancellation is not implemented");
+        return spool__omp_taskgroup_cancel(thr);
     if (team != NULL)
         spool__omp_barrier_cancel(team, thr->ts.id);
     return true;

@@ -9,6 +9,7 @@
 
 #include "gomp_abi.h"
 #include "target.h"
+#include "task.h"
 
 /* gcc's map kinds (the low byte of a kind; the high byte of the
  * GOMP_target_ext form is the log2 of the alignment) and target
@@ -98,14 +99,17 @@ static void run_on_host(void (*fn)(void *), void **hostaddrs, unsigned thread_li
     /* An orphaned construct around the target region keeps its own work
      * share: the region's orphaned constructs get another. */
     spool__omp_ws_t *saved_solo = thr->solo;
-    spool__omp_task_t initial = {.icv = spool__omp_env.icv};
+    spool__omp_icv_t icv = spool__omp_env.icv;
     if (thread_limit != 0)
-        initial.icv.thread_limit = thread_limit;
+        icv.thread_limit = thread_limit;
+    spool__omp_tnode_t initial;
+    spool__omp_task_root_init(&initial, &icv);
     memset(&thr->ts, 0, sizeof thr->ts);
     thr->ts.ticket = -1;
-    thr->task = &initial;
+    thr->task = &initial.base;
     thr->solo = NULL;
     fn(hostaddrs);
+    spool__omp_task_root_end(&initial);
     free(thr->solo);
     thr->solo = saved_solo;
     thr->task = saved_task;

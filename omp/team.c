@@ -9,6 +9,7 @@
 #include "gomp_abi.h"
 #include "omp_impl.h"
 #include "reserve.h"
+#include "task.h"
 
 _Thread_local spool__omp_thread_t spool__omp_tls __attribute__((tls_model("initial-exec")));
 
@@ -27,6 +28,7 @@ static void free_teams(void *arg)
         thr->free_teams = t->next;
         free(t->members);
         free(t->lends);
+        spool__omp_tasking_free(t->tasking);
         free(t);
     }
 }
@@ -70,6 +72,7 @@ static spool__omp_team_t *team_get(spool__omp_thread_t *thr, unsigned n)
     t->capacity = cap;
     t->members = m;
     t->lends = l;
+    t->tasking = spool__omp_tasking_new(cap);
     spool__omp_barrier_init(&t->bar);
     pthread_once(&teams_key_once, make_teams_key);
     pthread_setspecific(teams_key, thr);
@@ -145,6 +148,7 @@ static void member_main(void *arg)
     spool__omp_task_t *saved_task = thr->task;
     enter_team(thr, team, m->id, team->combined ? 1 : 0, team->combined ? &team->ring[0] : NULL);
     team->fn(team->data);
+    spool__omp_task_region_end(thr);
     thr->ts = saved;
     thr->task = saved_task;
     if (m->lent)
@@ -233,6 +237,7 @@ unsigned spool__omp_team_start(void (*fn)(void *), void *data, unsigned specifie
         ws0(ws, ws0_arg, n);
         atomic_store_explicit(&ws->ready, 1, memory_order_relaxed);
     }
+    spool__omp_tasking_start(team);
     atomic_store_explicit(&team->join, n - 1, memory_order_relaxed);
     /* Release pairs with the members' acquire loads in member_main. */
     atomic_store_explicit(&team->go, 1, memory_order_release);
@@ -246,7 +251,14 @@ void spool__omp_team_end(void)
     spool__omp_team_t *team = thr->ts.team;
     if (team == NULL || thr->ts.id != 0)
         spool__omp_fatal("GOMP_parallel_end: not called by thread 0 of a region");
+    spool__omp_task_region_end(thr);
     spool__omp_join_wait(team);
+    spool__omp_tnode_t *implicit = &team->tasking->implicit[0];
+    for (unsigned i = 0; i < team->nthreads; i++, implicit++)
+        if (implicit->deps != NULL) {
+            spool__omp_deps_free(implicit->deps);
+            implicit->deps = NULL;
+        }
     if (team->busy_counted != 0)
         atomic_fetch_sub_explicit(&threads_busy, team->busy_counted, memory_order_relaxed);
     thr->ts = team->prev_ts;

@@ -1,0 +1,136 @@
+/*
+ * Internal: libspool-omp's explicit tasks (task.c, depend.c, taskloop.c;
+ * omp.md, "Tasks").  A task is a node: its ICVs (first, so that a thread's
+ * current task points at them), its parent, its taskgroup, its counts, and
+ * its function with the argument block behind it.  A team's deferred tasks
+ * wait in one queue per thread of the team (a word lock each): the owner
+ * takes its newest, the others its oldest, and only threads of the team
+ * take them, so that a task runs as a thread of the team that made it.
+ * Never installed.
+ */
+#ifndef SPOOL_OMP_TASK_H
+#define SPOOL_OMP_TASK_H
+
+#include "omp_impl.h"
+
+/* gcc's GOMP_task flags. */
+enum {
+    SPOOL_OMP_TASK_UNTIED = 1,
+    SPOOL_OMP_TASK_FINAL = 2,
+    SPOOL_OMP_TASK_MERGEABLE = 4,
+    SPOOL_OMP_TASK_DEPEND = 8,
+    SPOOL_OMP_TASK_PRIORITY = 16,
+    SPOOL_OMP_TASK_UP = 256,
+    SPOOL_OMP_TASK_GRAINSIZE = 512,
+    SPOOL_OMP_TASK_IF = 1024,
+    SPOOL_OMP_TASK_NOGROUP = 2048,
+    SPOOL_OMP_TASK_REDUCTION = 4096,
+    SPOOL_OMP_TASK_DETACH = 8192,
+    SPOOL_OMP_TASK_STRICT = 16384
+};
+
+typedef struct spool__omp_tnode spool__omp_tnode_t;
+struct spool__omp_deps;
+struct spool__omp_dnode;
+
+/* A taskgroup: the tasks made in it, and their descendants, not complete. */
+typedef struct spool__omp_tgroup {
+    _Atomic unsigned long count;
+    _Atomic bool cancelled;
+    struct spool__omp_tgroup *prev; /* the enclosing one of the same task */
+} spool__omp_tgroup_t;
+
+struct spool__omp_tnode {
+    spool__omp_task_t base;          /* its ICVs: thr->task while it runs */
+    spool__omp_tnode_t *parent;      /* NULL: an implicit or initial task */
+    spool__omp_team_t *team;         /* its team (NULL: outside any region) */
+    spool__omp_tgroup_t *group;      /* the taskgroup it counts in, if any */
+    spool__omp_tgroup_t *taskgroup;  /* the innermost taskgroup open in it */
+    /* 1 until it is complete, plus one per child node not yet freed: the
+     * node is freed at 0 (children point at it). */
+    _Atomic unsigned long refs;
+    /* Deferred children not complete (taskwait). */
+    _Atomic unsigned long children;
+    /* A detached task: its body's end and its event's fulfilment, each
+     * takes one; the one that takes the last completes the task. */
+    _Atomic unsigned detach;
+    spool__omp_tnode_t *next, *prev; /* in its queue */
+    void (*fn)(void *);
+    void *data;
+    struct spool__omp_deps *deps;    /* its children's dependences, or NULL */
+    struct spool__omp_dnode *dep;    /* its own dependences, or NULL */
+    unsigned size_class;             /* 1: from the node cache */
+    bool final;                      /* a final task: descendants are included */
+    bool deferred;                   /* counted in its team's barrier */
+    bool holds_parent;               /* holds one of its parent's refs */
+    bool waited;                     /* its maker waits for it in place */
+};
+
+/* A queue of a team's deferred tasks, one per thread of the team. */
+typedef struct spool__omp_tqueue {
+    SPOOL_OMP_ALIGNED _Atomic int lock;
+    _Atomic unsigned long len;       /* read without the lock */
+    spool__omp_tnode_t *head, *tail; /* head: the oldest */
+} spool__omp_tqueue_t;
+
+/* A team's tasks (team->tasking). */
+typedef struct spool__omp_tasking {
+    spool__omp_tqueue_t *queues;     /* capacity of them */
+    spool__omp_tnode_t *implicit;    /* the implicit tasks' nodes */
+    unsigned capacity;
+    /* Threads whose implicit task has returned (the region's end). */
+    SPOOL_OMP_ALIGNED _Atomic unsigned ended;
+    _Atomic bool used;               /* a task was deferred in the region */
+} spool__omp_tasking_t;
+
+/* ---- task.c ---------------------------------------------------------------- */
+
+spool__omp_tasking_t *spool__omp_tasking_new(unsigned capacity);
+void spool__omp_tasking_free(spool__omp_tasking_t *tk);
+/* A team's tasks as a region starts (thread 0, before any member runs). */
+void spool__omp_tasking_start(spool__omp_team_t *team);
+/* The calling thread's implicit task has returned: it runs the team's
+ * tasks until every thread's has and none is left (if the team has any). */
+void spool__omp_task_region_end(spool__omp_thread_t *thr);
+
+/* The calling thread's current task. */
+spool__omp_tnode_t *spool__omp_task_current(spool__omp_thread_t *thr);
+/* A root task (a target region's initial task): set up, and ended (its
+ * tasks complete). */
+void spool__omp_task_root_init(spool__omp_tnode_t *node, const spool__omp_icv_t *icv);
+void spool__omp_task_root_end(spool__omp_tnode_t *node);
+
+/* Makes a task of fn on data (copied by cpyfn, or memcpy, into size bytes
+ * at align) as GOMP_task does; first, if not NULL, is called on the copy
+ * before the task can run (taskloop sets its bounds). */
+void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                          long size, long align, bool if_clause, unsigned flags, void **depend,
+                          void *detach, void (*first)(void *copy, void *arg), void *first_arg);
+
+/* Waits, running the current task's descendants, until *count is 0. */
+void spool__omp_task_wait_count(spool__omp_thread_t *thr, _Atomic unsigned long *count);
+/* Queues a task that is ready (its dependences met): on the queue of the
+ * calling thread if it is in node's team, else thread 0's. */
+void spool__omp_task_ready(spool__omp_tnode_t *node);
+/* Frees a node's children's dependence table (depend.c). */
+void spool__omp_deps_free(struct spool__omp_deps *deps);
+
+/* ---- taskloop.c --------------------------------------------------------------- */
+
+/* cancel taskgroup: the current task's innermost taskgroup (false if none). */
+bool spool__omp_taskgroup_cancel(spool__omp_thread_t *thr);
+/* Whether that taskgroup is cancelled (a cancellation point). */
+bool spool__omp_taskgroup_cancelled(spool__omp_thread_t *thr);
+
+/* ---- depend.c ----------------------------------------------------------------- */
+
+/* Records node's dependences (gcc's depend array) among its siblings:
+ * true if it must wait for some (then it is queued when they complete). */
+bool spool__omp_deps_add(spool__omp_tnode_t *parent, spool__omp_tnode_t *node, void **depend);
+/* node is complete: its successors whose last dependence it was are
+ * queued (or, waited for in place, let go). */
+void spool__omp_deps_done(spool__omp_tnode_t *node);
+/* Predecessors of a node with dependences not complete. */
+unsigned long spool__omp_deps_pending(const spool__omp_tnode_t *node);
+
+#endif

@@ -1,0 +1,528 @@
+/* libspool-omp: explicit tasks, taskwait, taskgroup, dependences,
+ * taskloop, detach and taskgroup cancellation, each with its result
+ * checked.  Counts: SPOOL_TEST_TASKS (the million tasks), SPOOL_TEST_FIB. */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "omp_test.h"
+
+#include "spool.h"
+
+static long fib_task(int n)
+{
+    if (n < 2)
+        return n;
+    long a, b;
+#pragma omp task shared(a) firstprivate(n)
+    a = fib_task(n - 1);
+#pragma omp task shared(b) firstprivate(n)
+    b = fib_task(n - 2);
+#pragma omp taskwait
+    return a + b;
+}
+
+static void test_fib(void **state)
+{
+    (void)state;
+    int n = (int)test_iters("SPOOL_TEST_FIB", 30);
+    for (int threads = 1; threads <= 4; threads *= 2) {
+        long r = -1;
+#pragma omp parallel num_threads(threads)
+#pragma omp single
+        r = fib_task(n);
+        assert_int_equal(r, (long)fib_expected((unsigned)n));
+    }
+    /* Outside any region: every task runs at once. */
+    assert_int_equal(fib_task(20), 6765);
+}
+
+/* A million tasks from one thread; each counts, and runs on a thread of
+ * the team (its thread number in range). */
+static void test_million(void **state)
+{
+    (void)state;
+    unsigned long n = test_iters("SPOOL_TEST_TASKS", 1000000);
+    atomic_ulong count = 0, outside = 0;
+    int team = 0;
+#pragma omp parallel
+    {
+#pragma omp single
+        {
+            team = omp_get_num_threads();
+            for (unsigned long i = 0; i < n; i++) {
+#pragma omp task
+                {
+                    int t = omp_get_thread_num();
+                    if (t < 0 || t >= omp_get_num_threads())
+                        atomic_fetch_add(&outside, 1);
+                    atomic_fetch_add_explicit(&count, 1, memory_order_relaxed);
+                }
+            }
+        }
+        /* The single's barrier completes every task. */
+        if (atomic_load(&count) != n)
+            atomic_fetch_add(&outside, 1000000);
+    }
+    assert_true(team >= 1);
+    assert_int_equal(atomic_load(&count), n);
+    assert_int_equal(atomic_load(&outside), 0);
+}
+
+/* Every thread makes tasks at once; each thread's implicit barrier at the
+ * region's end, and an explicit one, complete them. */
+static void test_every_thread(void **state)
+{
+    (void)state;
+    enum { PER = 20000 };
+    atomic_long sum = 0;
+    long seen_at_barrier = -1;
+    int threads = 0;
+#pragma omp parallel
+    {
+#pragma omp single
+        threads = omp_get_num_threads();
+        for (int i = 0; i < PER; i++) {
+#pragma omp task firstprivate(i)
+            atomic_fetch_add_explicit(&sum, i, memory_order_relaxed);
+        }
+#pragma omp barrier
+#pragma omp master
+        seen_at_barrier = atomic_load(&sum);
+#pragma omp barrier
+        for (int i = 0; i < PER; i++) {
+#pragma omp task firstprivate(i)
+            atomic_fetch_add_explicit(&sum, 1, memory_order_relaxed);
+        }
+    }
+    long per = (long)PER * (PER - 1) / 2;
+    assert_int_equal(seen_at_barrier, per * threads);
+    assert_int_equal(atomic_load(&sum), per * threads + (long)PER * threads);
+}
+
+/* taskwait waits for children, not grandchildren; taskgroup for all
+ * descendants. */
+static void test_taskwait_taskgroup(void **state)
+{
+    (void)state;
+    for (int rep = 0; rep < 20; rep++) {
+        atomic_int child = 0, grandchild = 0, in_group = 0;
+        int child_seen = -1, group_seen = -1;
+#pragma omp parallel num_threads(4)
+#pragma omp single
+        {
+            for (int i = 0; i < 8; i++) {
+#pragma omp task
+                {
+                    test_busy_ns(20000);
+                    atomic_fetch_add(&child, 1);
+                }
+            }
+#pragma omp taskwait
+            child_seen = atomic_load(&child);
+#pragma omp taskgroup
+            {
+                for (int i = 0; i < 4; i++) {
+#pragma omp task
+                    {
+                        for (int j = 0; j < 4; j++) {
+#pragma omp task
+                            {
+                                test_busy_ns(10000);
+                                atomic_fetch_add(&in_group, 1);
+                            }
+                        }
+                    }
+                }
+            }
+            group_seen = atomic_load(&in_group);
+#pragma omp task
+            {
+#pragma omp task
+                atomic_fetch_add(&grandchild, 1);
+            }
+        }
+        assert_int_equal(child_seen, 8);
+        assert_int_equal(group_seen, 16);
+        assert_int_equal(atomic_load(&grandchild), 1);
+    }
+}
+
+/* A taskgroup inside a task, around tasks that make tasks. */
+static void test_nested_taskgroups(void **state)
+{
+    (void)state;
+    atomic_int done = 0;
+    int ok = 1;
+#pragma omp parallel num_threads(4)
+#pragma omp single
+    for (int t = 0; t < 8; t++) {
+#pragma omp task shared(ok, done)
+        {
+            atomic_int mine = 0;
+#pragma omp taskgroup
+            for (int i = 0; i < 10; i++) {
+#pragma omp task shared(mine, done)
+                {
+#pragma omp task shared(mine, done)
+                    {
+                        atomic_fetch_add(&mine, 1);
+                        atomic_fetch_add(&done, 1);
+                    }
+                }
+            }
+            if (atomic_load(&mine) != 10)
+                ok = 0;
+        }
+    }
+    assert_int_equal(ok, 1);
+    assert_int_equal(atomic_load(&done), 80);
+}
+
+/* A chain: out, then in, then inout, in order; and a diamond. */
+static void test_depend_chain_diamond(void **state)
+{
+    (void)state;
+    for (int rep = 0; rep < 50; rep++) {
+        int x = 0, log[4] = {0}, pos = 0, a = 0, b = 0, c = 0, d = -1;
+        atomic_int n = 0;
+#pragma omp parallel num_threads(4)
+#pragma omp single
+        {
+#pragma omp task depend(out : x) shared(x, log, n)
+            {
+                test_busy_ns(30000);
+                x = 1;
+                log[atomic_fetch_add(&n, 1)] = 1;
+            }
+#pragma omp task depend(in : x) shared(x, log, n)
+            log[atomic_fetch_add(&n, 1)] = x == 1 ? 2 : -2;
+#pragma omp task depend(in : x) shared(x, log, n)
+            log[atomic_fetch_add(&n, 1)] = x == 1 ? 2 : -2;
+#pragma omp task depend(inout : x) shared(x, log, n)
+            {
+                x = 2;
+                log[atomic_fetch_add(&n, 1)] = 3;
+            }
+            /* The diamond: a -> (b, c) -> d. */
+#pragma omp task depend(out : a) shared(a)
+            {
+                test_busy_ns(20000);
+                a = 5;
+            }
+#pragma omp task depend(in : a) depend(out : b) shared(a, b)
+            b = a + 1;
+#pragma omp task depend(in : a) depend(out : c) shared(a, c)
+            c = a + 2;
+#pragma omp task depend(in : b, c) shared(b, c, d)
+            d = b * c;
+#pragma omp taskwait depend(in : x)
+            pos = x;
+        }
+        assert_int_equal(log[0], 1);
+        assert_int_equal(log[1], 2);
+        assert_int_equal(log[2], 2);
+        assert_int_equal(log[3], 3);
+        assert_int_equal(pos, 2);
+        assert_int_equal(d, 6 * 7);
+    }
+}
+
+/* mutexinoutset and a depobj; if(0) with a dependence waits for it. */
+static void test_depend_kinds(void **state)
+{
+    (void)state;
+    for (int rep = 0; rep < 20; rep++) {
+        int x = 0, y = 0, got = -1;
+        atomic_int inside = 0, overlap = 0;
+        omp_depend_t obj;
+#pragma omp parallel num_threads(4)
+#pragma omp single
+        {
+#pragma omp depobj(obj) depend(inout : y)
+#pragma omp task depend(out : x) shared(x)
+            {
+                test_busy_ns(20000);
+                x = 10;
+            }
+            for (int i = 0; i < 4; i++) {
+#pragma omp task depend(mutexinoutset : x) shared(x, inside, overlap)
+                {
+                    if (atomic_fetch_add(&inside, 1) != 0)
+                        atomic_fetch_add(&overlap, 1);
+                    x += 1;
+                    test_busy_ns(5000);
+                    atomic_fetch_sub(&inside, 1);
+                }
+            }
+#pragma omp task depend(depobj : obj) depend(in : x) shared(x, y)
+            y = x;
+#pragma omp task depend(in : y) if (0) shared(y, got)
+            got = y;
+#pragma omp depobj(obj) destroy
+        }
+        assert_int_equal(atomic_load(&overlap), 0);
+        assert_int_equal(x, 14);
+        assert_int_equal(got, 14);
+    }
+}
+
+/* Undeferred, final and mergeable tasks run at once on the encountering
+ * thread; omp_in_final says so in a final task and its descendants. */
+static void test_undeferred_final(void **state)
+{
+    (void)state;
+    int ran = 0, in_final = -1, nested_final = -1, not_final = -1;
+#pragma omp parallel num_threads(4)
+#pragma omp single
+    {
+        int me = omp_get_thread_num(), where = -1;
+#pragma omp task if (0) shared(ran, where)
+        {
+            ran = 1;
+            where = omp_get_thread_num();
+        }
+        /* Undeferred: done before the construct returns. */
+        assert_int_equal(ran, 1);
+        assert_int_equal(where, me);
+#pragma omp task final(1) shared(in_final, nested_final)
+        {
+            in_final = omp_in_final();
+#pragma omp task shared(nested_final)
+            nested_final = omp_in_final();
+        }
+#pragma omp task mergeable shared(not_final)
+        not_final = omp_in_final();
+    }
+    assert_int_equal(in_final, 1);
+    assert_int_equal(nested_final, 1);
+    assert_int_equal(not_final, 0);
+}
+
+/* firstprivate copies of every size and alignment reach the task. */
+typedef struct big {
+    _Alignas(64) char bytes[1000];
+} big_t;
+
+static void test_firstprivate(void **state)
+{
+    (void)state;
+    big_t big;
+    for (int i = 0; i < 1000; i++)
+        big.bytes[i] = (char)i;
+    atomic_int bad = 0;
+#pragma omp parallel num_threads(4)
+#pragma omp single
+    for (int t = 0; t < 100; t++) {
+        big.bytes[0] = (char)t;
+#pragma omp task firstprivate(big, t) shared(bad)
+        {
+            if (((uintptr_t)&big & 63) != 0 || big.bytes[0] != (char)t || big.bytes[999] != (char)999)
+                atomic_fetch_add(&bad, 1);
+        }
+    }
+    assert_int_equal(atomic_load(&bad), 0);
+}
+
+/* taskloop: every iteration once, with grainsize, num_tasks, nogroup and
+ * an unsigned long long loop. */
+static void test_taskloop(void **state)
+{
+    (void)state;
+    enum { N = 10007 };
+    static atomic_int hits[N];
+    for (int form = 0; form < 4; form++) {
+        for (int i = 0; i < N; i++)
+            atomic_store(&hits[i], 0);
+        atomic_int tasks_seen = 0;
+#pragma omp parallel num_threads(4)
+#pragma omp single
+        {
+            if (form == 0) {
+#pragma omp taskloop grainsize(100)
+                for (int i = 0; i < N; i++)
+                    atomic_fetch_add(&hits[i], 1);
+            } else if (form == 1) {
+#pragma omp taskloop num_tasks(7)
+                for (int i = N - 1; i >= 0; i--)
+                    atomic_fetch_add(&hits[i], 1);
+            } else if (form == 2) {
+#pragma omp taskloop nogroup
+                for (int i = 0; i < N; i += 1)
+                    atomic_fetch_add(&hits[i], 1);
+#pragma omp taskwait
+            } else {
+#pragma omp taskloop
+                for (unsigned long long i = 0; i < N; i++)
+                    atomic_fetch_add(&hits[i], 1);
+            }
+            atomic_store(&tasks_seen, 1);
+        }
+        for (int i = 0; i < N; i++)
+            assert_int_equal(atomic_load(&hits[i]), 1);
+        assert_int_equal(atomic_load(&tasks_seen), 1);
+    }
+}
+
+/* detach: the task completes when its event is fulfilled, by another
+ * task; a dependent task waits for that. */
+static void test_detach(void **state)
+{
+    (void)state;
+    for (int rep = 0; rep < 20; rep++) {
+        int x = 0, y = 0;
+#pragma omp parallel num_threads(4)
+#pragma omp single
+        {
+            omp_event_handle_t ev;
+#pragma omp task detach(ev) depend(out : x) shared(x)
+            x = 1;
+#pragma omp task depend(in : x) shared(x, y)
+            y = x + 1;
+#pragma omp task firstprivate(ev) shared(x)
+            {
+                test_busy_ns(20000);
+                x = 5;
+                omp_fulfill_event(ev);
+            }
+        }
+        assert_int_equal(x, 5);
+        assert_int_equal(y, 6);
+    }
+}
+
+/* Cancelling a taskgroup: tasks not started do not run (run with
+ * OMP_CANCELLATION=true in a child process). */
+static int cancel_child(void)
+{
+    atomic_int ran = 0;
+    int cancelled = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+#pragma omp taskgroup
+    {
+        for (int i = 0; i < 1000; i++) {
+#pragma omp task shared(ran, cancelled)
+            {
+                if (atomic_fetch_add(&ran, 1) == 10) {
+                    cancelled = 1;
+#pragma omp cancel taskgroup
+                }
+                test_busy_ns(2000);
+            }
+        }
+    }
+    printf("ran %d cancelled %d cancellation %d\n", atomic_load(&ran), cancelled,
+           omp_get_cancellation());
+    return atomic_load(&ran) < 1000 && cancelled ? 0 : 1;
+}
+
+static void test_cancel_taskgroup(void **state)
+{
+    (void)state;
+    char out[4096];
+    const char *env[] = {"OMP_CANCELLATION=true", NULL};
+    int rc = omp_test_child(env, "cancel", out, sizeof out);
+    if (rc != 0)
+        fprintf(stderr, "%s", out);
+    assert_int_equal(rc, 0);
+}
+
+/* threadprivate data seen in a task is its thread's. */
+static int tp_value;
+#pragma omp threadprivate(tp_value)
+
+static void test_threadprivate_in_task(void **state)
+{
+    (void)state;
+    atomic_int bad = 0;
+#pragma omp parallel num_threads(4)
+    {
+        tp_value = omp_get_thread_num() + 100;
+#pragma omp barrier
+#pragma omp single
+        for (int i = 0; i < 2000; i++) {
+#pragma omp task shared(bad)
+            if (tp_value != omp_get_thread_num() + 100)
+                atomic_fetch_add(&bad, 1);
+        }
+    }
+    assert_int_equal(atomic_load(&bad), 0);
+}
+
+/* Tasks beside spool: a region's tasks call spool_join, and spool jobs
+ * (on the global pool) open regions with tasks. */
+static void region_with_tasks(void *arg)
+{
+    long *r = arg;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    *r = fib_task(15);
+}
+
+static void test_with_spool(void **state)
+{
+    (void)state;
+    atomic_ulong total = 0;
+#pragma omp parallel num_threads(4)
+#pragma omp single
+    for (int i = 0; i < 16; i++) {
+#pragma omp task shared(total)
+        {
+            fib_task_t a = {.n = 18};
+            fib_join(&a);
+            atomic_fetch_add(&total, a.result);
+        }
+    }
+    assert_int_equal(atomic_load(&total), 16 * fib_expected(18));
+    for (int k = 0; k < 4; k++) {
+        long a = 0, b = 0;
+        spool_join(region_with_tasks, &a, region_with_tasks, &b);
+        assert_int_equal(a, 610);
+        assert_int_equal(b, 610);
+    }
+}
+
+/* Tasks in a target region (run on the host) complete at its end. */
+static void test_target_tasks(void **state)
+{
+    (void)state;
+    int count = 0;
+#pragma omp target map(tofrom : count)
+    {
+        for (int i = 0; i < 10; i++) {
+#pragma omp task shared(count)
+            {
+#pragma omp atomic
+                count++;
+            }
+        }
+    }
+    assert_int_equal(count, 10);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--child") == 0 && strcmp(argv[2], "cancel") == 0)
+        return cancel_child();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fib),
+        cmocka_unit_test(test_million),
+        cmocka_unit_test(test_every_thread),
+        cmocka_unit_test(test_taskwait_taskgroup),
+        cmocka_unit_test(test_nested_taskgroups),
+        cmocka_unit_test(test_depend_chain_diamond),
+        cmocka_unit_test(test_depend_kinds),
+        cmocka_unit_test(test_undeferred_final),
+        cmocka_unit_test(test_firstprivate),
+        cmocka_unit_test(test_taskloop),
+        cmocka_unit_test(test_detach),
+        cmocka_unit_test(test_cancel_taskgroup),
+        cmocka_unit_test(test_threadprivate_in_task),
+        cmocka_unit_test(test_with_spool),
+        cmocka_unit_test(test_target_tasks),
+    };
+    omp_test_assert_on_spool();
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
