@@ -9,7 +9,8 @@
 #   bench/omp_runtimes.sh BUILD_DIR [RUNS] [THREADS...]
 #
 # Environment: WORKLOADS="triad mandelbrot ..." picks rows (default: W8-W14
-# with their variants, W4 and W5, and the task rows once GOMP_task runs);
+# with their variants, W4 and W5, and the task rows W1-W3: fib, nqueens and
+# a million tasks from one thread);
 # OMP_EXTRA="OMP_WAIT_POLICY=passive" adds a libgomp row with that setting;
 # LIBOMP=path overrides where libomp.so.5 is looked for.
 set -euo pipefail
@@ -42,7 +43,7 @@ fi
 
 default_rows="triad:8388608 triad/static:8388608 mandelbrot:384 mandelbrot/dynamic:384
   mandelbrot/guided:384 small-loops:200000 small-loops/inside:200000 sum:16777216 nested:20000 broadcast:20000
-  sporadic:2000 sporadic/sections:2000 wake:200"
+  sporadic:2000 sporadic/sections:2000 wake:200 fib:32 nqueens:12 spawn-lifo:1000000"
 rows=()
 for r in ${WORKLOADS:-$default_rows}; do
   case "$r" in

@@ -128,11 +128,12 @@ SPOOL_OMP_API void GOMP_target_ext(int device, void (*fn)(void *), size_t mapnum
                                    void **hostaddrs, size_t *sizes, unsigned short *kinds,
                                    unsigned int flags, void **depend, void **args)
 {
-    /* nowait and depend: the region runs at once, undeferred.  No task is
-     * ever deferred by this library yet (stubs.c), so no sibling that a
-     * dependence would wait for can be pending. */
-    (void)flags, (void)depend;
+    /* nowait and depend: the region runs at once, as an undeferred task
+     * after the siblings its dependences name. */
+    (void)flags;
     host_allowed("GOMP_target_ext", device);
+    if (depend != NULL)
+        GOMP_taskwait_depend(depend);
     /* firstprivate variables: the region gets copies (its writes stay in
      * them), each at its alignment, in one block. */
     size_t total = 0, align_max = 1;
@@ -199,16 +200,18 @@ SPOOL_OMP_API void GOMP_target_update_ext(int device, size_t mapnum, void **host
                                           size_t *sizes, unsigned short *kinds,
                                           unsigned int flags, void **depend)
 {
-    (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags,
-        (void)depend;
+    (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags;
     host_allowed("GOMP_target_update_ext", device);
+    if (depend != NULL)
+        GOMP_taskwait_depend(depend);
 }
 
 SPOOL_OMP_API void GOMP_target_enter_exit_data(int device, size_t mapnum, void **hostaddrs,
                                                size_t *sizes, unsigned short *kinds,
                                                unsigned int flags, void **depend)
 {
-    (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags,
-        (void)depend;
+    (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags;
     host_allowed("GOMP_target_enter_exit_data", device);
+    if (depend != NULL)
+        GOMP_taskwait_depend(depend);
 }

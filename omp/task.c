@@ -12,7 +12,9 @@
 /* A thread defers a task only while its queue is shorter than this: past
  * it, the task runs at once (as an included task), so that a task tree
  * costs a call a task where the team is busy. */
+#ifndef QUEUE_CUTOFF
 #define QUEUE_CUTOFF 64
+#endif
 
 /* ---- nodes ------------------------------------------------------------------ */
 
@@ -499,12 +501,16 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
         }
         if (n->dep != NULL)
             spool__omp_deps_done(n);
-        /* Acquire: pairs with the children's drops in node_unref. */
-        if (atomic_load_explicit(&n->refs, memory_order_acquire) != 1) {
-            /* Children still hold it: it holds its parent until freed. */
-            n->holds_parent = true;
-            atomic_fetch_add_explicit(&parent->refs, 1, memory_order_relaxed);
+        /* Acquire: pairs with the children's drops in node_unref.  With
+         * no child node left none can come (its body is over): it is
+         * freed without an RMW. */
+        if (atomic_load_explicit(&n->refs, memory_order_acquire) == 1) {
+            node_free(n);
+            return;
         }
+        /* Children still hold it: it holds its parent until freed. */
+        n->holds_parent = true;
+        atomic_fetch_add_explicit(&parent->refs, 1, memory_order_relaxed);
         node_unref(n);
         return;
     }

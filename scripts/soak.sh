@@ -12,8 +12,10 @@
 # for the random tuning of -DSPOOL_RANDOM_TUNING=ON); SOAK_DIR, where the
 # kept outputs go (default a new folder under /tmp, printed);
 # SOAK_TEST, the test (default test_stress_mix; test_stress_outside has
-# the outside threads and idle gaps); any SPOOL_TEST_* or
-# SPOOL_TRACE setting is passed on.
+# the outside threads and idle gaps; omp/test_omp_stress, OpenMP regions,
+# tasks and dependences from several application threads, with
+# OMP_NUM_THREADS set); any SPOOL_TEST_* or SPOOL_TRACE setting is passed
+# on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 copies=${1:?usage: scripts/soak.sh COPIES MINUTES}

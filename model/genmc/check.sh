@@ -19,6 +19,9 @@
 # model/genmc/full.sha256 (commit it), and a run without --full compares.
 # --quick: the quick bounds even if the sources changed (a local check).
 #
+# GENMC_ONLY="CLIENT..." runs only those clients (a local check after a
+# change to their sources); the others' lines in full.sha256 are kept.
+#
 # GENMC_JOBS=N runs N GenMC runs at a time (default 1); each run's line
 # ends with its seconds, and the lines come in the order listed below.
 #
@@ -85,19 +88,25 @@ case "${1:-}" in
   --quick) mode=quick; shift ;;
 esac
 # The checked sources, per client: the client, every file of the model and
-# of the library it includes, the mutants and the script that makes them,
-# and its line below (its quick bound).  model/genmc/full.sha256 holds one
-# line per client, "HASH CLIENT", written by a run that passed with the
-# client at its full bounds; a client whose sources changed since runs at
-# its full bounds (a client with no quick bound runs at them anyway, so
-# only the four with one ever cost minutes more).
+# of the library it includes, the script that makes mutants, and its
+# check below (its quick bound, its mutants) with each of its mutants'
+# entries in model/genmc/mutants.  model/genmc/full.sha256 holds one line
+# per client, "HASH CLIENT", written by a run that passed with the client
+# at its full bounds; a client whose sources changed since runs at its
+# full bounds (a client with no quick bound runs at them anyway, so only
+# the four with one ever cost minutes more).
 client_hash() { # $1: client
-  local deps
+  local deps stanza m
   deps=$(cd "$root" && cc -MM -I src -I include -I . -D_GNU_SOURCE "model/genmc/$1" 2>/dev/null |
            tr ' \\' '\n\n' | grep -E '^(src|include|omp|model)/' | sort -u)
+  stanza=$(awk -v c="$1" '$1 == "check" && $2 == c {on = 1} on && NF == 0 {exit} on' "$here/check.sh")
   # shellcheck disable=SC2086
-  (cd "$root" && { cat $deps model/genmc/mutants model/genmc/mutate.sh
-                   grep -E "^check $1( |\$)" model/genmc/check.sh; } |
+  (cd "$root" && { cat $deps model/genmc/mutate.sh
+                   echo "$stanza"
+                   for m in $(tr -d '\\' <<<"$stanza"); do
+                     m=${m#*:}
+                     awk -v m="$m" '$1 == "mutant" {on = ($2 == m)} /^#/ {on = 0} on' model/genmc/mutants
+                   done; } |
      sha256sum | cut -d' ' -f1)
 }
 # The client's bounds in this run: full or quick.
@@ -153,9 +162,14 @@ fi
 # that parallel runs end together.
 runs=()
 clients=()
+skipped=()
 check() { # $1: client; [quick=FLAG: its quick bound]; [live]; rest: mutant flags, one per word
   local client=$1 mm mutant ipr bounds=- mode_ipr=ipr cmode
   shift
+  if [ -n "${GENMC_ONLY:-}" ] && [[ " $GENMC_ONLY " != *" $client "* ]]; then
+    skipped+=("$client")
+    return
+  fi
   cmode=$(client_mode "$client")
   clients+=("$client")
   if [ "${1#quick=}" != "${1:-}" ]; then
@@ -288,7 +302,13 @@ check omp_join.c live \
   omp-join-park-relaxed \
   omp-join-no-wake
 
+check omp_task_wake.c live \
+  omp-task-wake-unfenced \
+  omp-task-park-unfenced \
+  omp-task-no-wake
+
 # Every mutant of model/genmc/mutants is used by some client above.
+[ -n "${GENMC_ONLY:-}" ] ||
 for m in $("$here/mutate.sh" --list); do
   case " ${runs[*]} " in
     *" $m "*) ;;
@@ -329,6 +349,10 @@ if [ "$mode" != quick ]; then
   for c in "${clients[@]}"; do
     echo "$(client_hash "$c") $c"
   done >"$here/full.sha256.new"
+  for c in ${skipped[@]+"${skipped[@]}"}; do
+    grep " $c\$" "$here/full.sha256" || true
+  done >>"$here/full.sha256.new"
+  sort -k2 -o "$here/full.sha256.new" "$here/full.sha256.new"
   if cmp -s "$here/full.sha256.new" "$here/full.sha256"; then
     rm -f "$here/full.sha256.new"
   else

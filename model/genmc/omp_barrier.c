@@ -35,7 +35,7 @@ int main(void)
     for (unsigned i = 0; i < 3; i++)
         members[i].id = i;
     spool__omp_barrier_init(&team.bar);
-    atomic_store_explicit(&team.bar.arrived, 2, memory_order_relaxed);
+    atomic_store_explicit(&team.bar.state, 2, memory_order_relaxed);
     pthread_t t[2];
     for (unsigned i = 1; i <= 2; i++)
         pthread_create(&t[i - 1], NULL, waiter, (void *)(uintptr_t)i);

@@ -1,7 +1,8 @@
 /*
  * The GenMC clients of libspool-omp's protocols (omp_barrier.c,
- * omp_join.c) compile omp/barrier.c itself; this is what it calls
- * elsewhere, and a park that spins on a flag instead of sleeping on a
+ * omp_join.c, omp_task_wake.c) compile omp/barrier.c itself; this is what
+ * it calls elsewhere (a team's task queues are one flag here: a task is
+ * queued while it is 1, and a thread takes it by a CAS to 0), and a park that spins on a flag instead of sleeping on a
  * condition variable (which GenMC does not model).  A park's set-up is a
  * plain field, so that a set not ordered after it is a data race; a wait
  * that is never set is a thread blocked for good, which check.sh's
@@ -29,6 +30,29 @@ typedef struct {
 #include "omp/barrier.c"
 
 spool__omp_env_t spool__omp_env = {.wait_policy = 0, .cpus = 4}; /* passive: park at once */
+
+/* The team's task queues (task.c), as one flag, and the task's effect. */
+static _Atomic int model_queued;
+static _Atomic int model_ran;
+
+bool spool__omp_task_help(spool__omp_team_t *team, unsigned id)
+{
+    int one = 1;
+    /* Acquire: as the queue's lock, after the maker's push. */
+    if (!atomic_compare_exchange_strong_explicit(&model_queued, &one, 0, memory_order_acquire,
+                                                 memory_order_relaxed))
+        return false;
+    /* Release: the maker waits for the task's effect. */
+    atomic_store_explicit(&model_ran, 1, memory_order_release);
+    spool__omp_barrier_task_done(team, id);
+    return true;
+}
+
+bool spool__omp_task_queued(spool__omp_team_t *team)
+{
+    (void)team;
+    return atomic_load_explicit(&model_queued, memory_order_relaxed) != 0;
+}
 
 _Noreturn void spool__omp_fatal(const char *fmt, ...)
 {

@@ -56,7 +56,7 @@ mutant_none() {
       -I "$tmp/omp" -o "$tmp/libspool-omp.so" "$tmp"/omp/*.c \
       -Wl,--version-script="$tmp/omp/libgomp.map" -L "$build" -l:libspool.so -pthread \
       -Wl,-rpath,"$build" || fail "the copy does not build"
-  for t in test_omp_sync test_omp_loop test_omp_parallel; do
+  for t in test_omp_sync test_omp_loop test_omp_parallel test_omp_task; do
     env OMP_NUM_THREADS=4 LD_PRELOAD="$tmp/libspool-omp.so" timeout 120 "$build/tests/omp/$t" \
       >"$tmp/out" 2>&1 || { cat "$tmp/out" >&2; fail "$t fails with the copy as it is"; }
   done
@@ -114,4 +114,25 @@ mutant loop-end-barrier loop_api.c \
     if (0)' test_omp_loop
 mutant region-end team.c \
   '    spool__omp_join_wait(team);' '' test_omp_parallel
+# The waits for tasks.
+mutant taskwait task.c \
+  '    spool__omp_task_wait_count(thr, &spool__omp_task_current(thr)->children);' \
+  '    (void)thr;' test_omp_task
+mutant taskgroup-end taskloop.c \
+  '    spool__omp_task_wait_count(thr, &g->count);' '' test_omp_task
+mutant barrier-tasks barrier.c \
+  'if (atomic_fetch_add_explicit(&b->state, 1, memory_order_acq_rel) + 1 == n) {' \
+  'if ((atomic_fetch_add_explicit(&b->state, 1, memory_order_acq_rel) & 0xffffffffu) + 1 == n) {' \
+  test_omp_task
+mutant region-end-tasks task.c \
+  '    if (!atomic_load_explicit(&tk->used, memory_order_relaxed) &&
+        spool__omp_barrier_tasks(team) == 0)
+        return;' '    return;' test_omp_task
+mutant depend-wait depend.c \
+  '    return atomic_fetch_sub_explicit(&d->npred, 1, memory_order_acq_rel) != 1;' \
+  '    (void)atomic_fetch_sub_explicit(&d->npred, 1, memory_order_acq_rel);
+    return false;' test_omp_task
+mutant detach task.c \
+  '    if (atomic_load_explicit(&n->detach, memory_order_relaxed) != 0 &&' \
+  '    if (0 &&' test_omp_task
 echo "mutants.sh: every construct made a no-op fails its test"

@@ -101,6 +101,26 @@ static void test_every_thread(void **state)
     assert_int_equal(atomic_load(&sum), per * threads + (long)PER * threads);
 }
 
+/* The region's end completes tasks made where no barrier follows (a
+ * master's). */
+static void test_region_end(void **state)
+{
+    (void)state;
+    for (int rep = 0; rep < 20; rep++) {
+        atomic_int count = 0;
+#pragma omp parallel num_threads(4)
+#pragma omp master
+        for (int i = 0; i < 500; i++) {
+#pragma omp task shared(count)
+            {
+                test_busy_ns(1000);
+                atomic_fetch_add(&count, 1);
+            }
+        }
+        assert_int_equal(atomic_load(&count), 500);
+    }
+}
+
 /* taskwait waits for children, not grandchildren; taskgroup for all
  * descendants. */
 static void test_taskwait_taskgroup(void **state)
@@ -510,6 +530,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_fib),
         cmocka_unit_test(test_million),
         cmocka_unit_test(test_every_thread),
+        cmocka_unit_test(test_region_end),
         cmocka_unit_test(test_taskwait_taskgroup),
         cmocka_unit_test(test_nested_taskgroups),
         cmocka_unit_test(test_depend_chain_diamond),
