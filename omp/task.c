@@ -1,6 +1,5 @@
-/* Explicit tasks (omp.md, "Tasks"): making, queueing, running and
- * completing them, and the waits that run them (taskwait, taskyield, a
- * barrier's waiters, the region's end). */
+/* Explicit tasks (omp.md, "Tasks"): their nodes, making, running and
+ * completing them (task_queue.c has the queues and the waits). */
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -26,7 +25,7 @@ typedef struct node_cache {
     unsigned count;
     bool keyed;
 } node_cache_t;
-static _Thread_local node_cache_t cache;
+static _Thread_local node_cache_t cache __attribute__((tls_model("initial-exec")));
 static pthread_key_t cache_key;
 static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
 
@@ -81,35 +80,71 @@ static void node_free(spool__omp_tnode_t *n)
     free(n);
 }
 
-/* Drops one of node's refs; a node freed drops the one it held of its
- * parent. */
-static void node_unref(spool__omp_tnode_t *n)
+/* A task's parent gains a child node: its refs, and a deferred child's
+ * count too; a root's first held ref counts it in its team's barrier
+ * (a team's implicit task with descendants alive). */
+static void node_hold(spool__omp_tnode_t *p, unsigned long long delta)
 {
-    while (n != NULL) {
-        /* Acq_rel: the last drop sees every other holder's writes before
-         * it frees the node. */
-        if (atomic_fetch_sub_explicit(&n->refs, 1, memory_order_acq_rel) != 1)
+    /* Relaxed: the holder is made by a task of p's, which p's refs hold
+     * (or p itself); the drops publish. */
+    unsigned long long old = atomic_fetch_add_explicit(&p->count, delta, memory_order_relaxed);
+    if (p->root && p->team != NULL && (old & SPOOL_OMP_REFS_MASK) == 1)
+        spool__omp_barrier_task_add(p->team);
+}
+
+/* Drops delta (refs and deferred children) from n; a node whose refs reach
+ * 0 is freed and drops the ref it held of its parent; a root whose last
+ * child node goes leaves its team's barrier count, the last touch of the
+ * team (self: the caller's thread in the team, or UINT_MAX). */
+static void node_drop(spool__omp_tnode_t *n, unsigned long long delta, unsigned self)
+{
+    for (;;) {
+        /* Acq_rel: the last drop sees every holder's writes before it
+         * frees the node; taskwait's acquire load sees the children's. */
+        unsigned long long old = atomic_fetch_sub_explicit(&n->count, delta, memory_order_acq_rel);
+        unsigned long long refs = (old & SPOOL_OMP_REFS_MASK) - (delta & SPOOL_OMP_REFS_MASK);
+        if ((delta & SPOOL_OMP_REFS_MASK) == 0)
+            return;
+        if (n->root) {
+            if (refs == 1 && n->team != NULL)
+                spool__omp_barrier_task_done(n->team, self);
+            return;
+        }
+        if (refs != 0)
             return;
         spool__omp_tnode_t *p = n->holds_parent ? n->parent : NULL;
         node_free(n);
+        if (p == NULL)
+            return;
         n = p;
+        delta = 1;
     }
 }
 
-static void node_init(spool__omp_tnode_t *n, spool__omp_tnode_t *parent, spool__omp_team_t *team,
-                      const spool__omp_icv_t *icv)
+/* A deferred child of p is made: p, and each task above it run at once
+ * on this thread that holds nothing yet, holds its parent, so that a
+ * node is never freed while a descendant points at it. */
+static void hold_chain(spool__omp_tnode_t *p)
+{
+    for (spool__omp_tnode_t *n = p; !n->root && !n->deferred && !n->holds_parent; n = n->parent) {
+        n->holds_parent = true;
+        node_hold(n->parent, 1);
+    }
+}
+
+void spool__omp_node_init(spool__omp_tnode_t *n, spool__omp_tnode_t *parent,
+                          spool__omp_team_t *team, const spool__omp_icv_t *icv)
 {
     n->base.icv = *icv;
     n->parent = parent;
     n->team = team;
     n->group = NULL;
     n->taskgroup = NULL;
-    atomic_init(&n->refs, 1);
-    atomic_init(&n->children, 0);
+    atomic_init(&n->count, 1);
     atomic_init(&n->detach, 0);
-    n->next = n->prev = NULL;
     n->deps = NULL;
     n->dep = NULL;
+    n->root = false;
     n->final = false;
     n->deferred = false;
     n->holds_parent = false;
@@ -118,8 +153,8 @@ static void node_init(spool__omp_tnode_t *n, spool__omp_tnode_t *parent, spool__
 
 /* ---- the current task --------------------------------------------------------- */
 
-static _Thread_local spool__omp_tnode_t initial_node;
-static _Thread_local bool initial_ready;
+static _Thread_local spool__omp_tnode_t initial_node __attribute__((tls_model("initial-exec")));
+static _Thread_local bool initial_ready __attribute__((tls_model("initial-exec")));
 
 spool__omp_tnode_t *spool__omp_task_current(spool__omp_thread_t *thr)
 {
@@ -128,7 +163,8 @@ spool__omp_tnode_t *spool__omp_task_current(spool__omp_thread_t *thr)
         return &team->tasking->implicit[thr->ts.id];
     if (thr->task == &thr->initial) {
         if (!initial_ready) {
-            node_init(&initial_node, NULL, NULL, &thr->initial.icv);
+            spool__omp_node_init(&initial_node, NULL, NULL, &thr->initial.icv);
+            initial_node.root = true;
             initial_ready = true;
         }
         return &initial_node;
@@ -139,134 +175,18 @@ spool__omp_tnode_t *spool__omp_task_current(spool__omp_thread_t *thr)
 
 void spool__omp_task_root_init(spool__omp_tnode_t *node, const spool__omp_icv_t *icv)
 {
-    node_init(node, NULL, NULL, icv);
+    spool__omp_node_init(node, NULL, NULL, icv);
+    node->root = true;
 }
 
 void spool__omp_task_root_end(spool__omp_tnode_t *node)
 {
-    spool__omp_thread_t *thr = spool__omp_thread();
-    spool__omp_task_wait_count(thr, &node->children);
+    /* Its tasks complete, and their nodes freed (they point at it). */
+    for (unsigned long i = 0;
+         (atomic_load_explicit(&node->count, memory_order_acquire) & SPOOL_OMP_REFS_MASK) != 1; i++)
+        spool__omp_spin(i);
     if (node->deps != NULL)
         spool__omp_deps_free(node->deps);
-}
-
-/* ---- a team's tasks ------------------------------------------------------------- */
-
-spool__omp_tasking_t *spool__omp_tasking_new(unsigned capacity)
-{
-    spool__omp_tasking_t *tk = aligned_alloc(SPOOL_OMP_LINE, sizeof *tk);
-    spool__omp_tqueue_t *q =
-        aligned_alloc(SPOOL_OMP_LINE, (size_t)capacity * sizeof(spool__omp_tqueue_t));
-    spool__omp_tnode_t *im = calloc(capacity, sizeof(spool__omp_tnode_t));
-    if (tk == NULL || q == NULL || im == NULL)
-        spool__omp_fatal("out of memory for a team of %u threads", capacity);
-    memset(tk, 0, sizeof *tk);
-    memset(q, 0, (size_t)capacity * sizeof *q);
-    tk->queues = q;
-    tk->implicit = im;
-    tk->capacity = capacity;
-    return tk;
-}
-
-void spool__omp_tasking_free(spool__omp_tasking_t *tk)
-{
-    free(tk->queues);
-    free(tk->implicit);
-    free(tk);
-}
-
-void spool__omp_tasking_start(spool__omp_team_t *team)
-{
-    spool__omp_tasking_t *tk = team->tasking;
-    atomic_store_explicit(&tk->ended, 0, memory_order_relaxed);
-    atomic_store_explicit(&tk->used, false, memory_order_relaxed);
-    for (unsigned i = 0; i < team->nthreads; i++)
-        node_init(&tk->implicit[i], NULL, team, &team->members[i].task.icv);
-}
-
-/* ---- queues --------------------------------------------------------------------- */
-
-static void push(spool__omp_team_t *team, unsigned id, spool__omp_tnode_t *n)
-{
-    spool__omp_tqueue_t *q = &team->tasking->queues[id];
-    spool__omp_lock_word(&q->lock);
-    n->next = NULL;
-    n->prev = q->tail;
-    if (q->tail != NULL)
-        q->tail->next = n;
-    else
-        q->head = n;
-    q->tail = n;
-    atomic_store_explicit(&q->len, atomic_load_explicit(&q->len, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-    spool__omp_unlock_word(&q->lock);
-    spool__omp_barrier_task_wake(team, id);
-}
-
-static void unlink_node(spool__omp_tqueue_t *q, spool__omp_tnode_t *n)
-{
-    if (n->prev != NULL)
-        n->prev->next = n->next;
-    else
-        q->head = n->next;
-    if (n->next != NULL)
-        n->next->prev = n->prev;
-    else
-        q->tail = n->prev;
-    atomic_store_explicit(&q->len, atomic_load_explicit(&q->len, memory_order_relaxed) - 1,
-                          memory_order_relaxed);
-}
-
-/* True if n descends from anc (NULL: any task will do). */
-static bool descends(const spool__omp_tnode_t *n, const spool__omp_tnode_t *anc)
-{
-    if (anc == NULL)
-        return true;
-    for (const spool__omp_tnode_t *p = n->parent; p != NULL; p = p->parent)
-        if (p == anc)
-            return true;
-    return false;
-}
-
-/* A queued task of team for thread id, descending from anc: its own
- * newest, else another thread's oldest. */
-static spool__omp_tnode_t *take(spool__omp_team_t *team, unsigned id,
-                                const spool__omp_tnode_t *anc)
-{
-    spool__omp_tasking_t *tk = team->tasking;
-    unsigned n = team->nthreads;
-    for (unsigned k = 0; k < n; k++) {
-        unsigned v = id + k < n ? id + k : id + k - n;
-        spool__omp_tqueue_t *q = &tk->queues[v];
-        if (atomic_load_explicit(&q->len, memory_order_relaxed) == 0)
-            continue;
-        spool__omp_lock_word(&q->lock);
-        spool__omp_tnode_t *t = k == 0 ? q->tail : q->head;
-        if (t != NULL && descends(t, anc))
-            unlink_node(q, t);
-        else
-            t = NULL;
-        spool__omp_unlock_word(&q->lock);
-        if (t != NULL)
-            return t;
-    }
-    return NULL;
-}
-
-bool spool__omp_task_queued(spool__omp_team_t *team)
-{
-    spool__omp_tasking_t *tk = team->tasking;
-    for (unsigned i = 0; i < team->nthreads; i++)
-        if (atomic_load_explicit(&tk->queues[i].len, memory_order_relaxed) != 0)
-            return true;
-    return false;
-}
-
-void spool__omp_task_ready(spool__omp_tnode_t *n)
-{
-    spool__omp_thread_t *thr = spool__omp_thread();
-    unsigned id = thr->ts.team == n->team ? thr->ts.id : 0;
-    push(n->team, id, n);
 }
 
 /* ---- running and completing ------------------------------------------------------- */
@@ -283,24 +203,26 @@ static bool skipped(const spool__omp_tnode_t *n)
     return n->team != NULL && atomic_load_explicit(&n->team->bar.cancelled, memory_order_acquire);
 }
 
-/* A deferred task is complete: its successors, taskgroup, parent and team
- * learn it, the team last (its barrier may end the region's use of the
- * team). */
+/* A deferred task is complete: its successors, its taskgroup, then its
+ * parent (last: the parent's drop may end the team's barrier). */
 static void complete(spool__omp_tnode_t *n, unsigned self)
 {
     if (n->dep != NULL)
         spool__omp_deps_done(n);
-    spool__omp_team_t *team = n->team;
-    bool deferred = n->deferred;
-    /* Release: pairs with the acquire loads of the waits for these
-     * counts (taskgroup end, taskwait): the task's work is seen there. */
-    if (deferred && n->group != NULL)
+    /* Release: pairs with the acquire loads of taskgroup's end. */
+    if (n->group != NULL)
         atomic_fetch_sub_explicit(&n->group->count, 1, memory_order_release);
-    if (deferred)
-        atomic_fetch_sub_explicit(&n->parent->children, 1, memory_order_release);
-    node_unref(n);
-    if (deferred && team != NULL)
-        spool__omp_barrier_task_done(team, self);
+    spool__omp_tnode_t *p = n->parent;
+    /* Acquire: pairs with its children's drops.  With no child node left
+     * none can come (its body is over): freed at once, one drop of the
+     * parent for both its counts. */
+    if (atomic_load_explicit(&n->count, memory_order_acquire) == 1) {
+        node_free(n);
+        node_drop(p, SPOOL_OMP_CHILD_ONE | 1, self);
+        return;
+    }
+    node_drop(p, SPOOL_OMP_CHILD_ONE, self);
+    node_drop(n, 1, self);
 }
 
 /* Runs n's body on the calling thread as its current task. */
@@ -313,48 +235,15 @@ static void run_body(spool__omp_thread_t *thr, spool__omp_tnode_t *n)
     thr->task = saved;
 }
 
-/* The body is done: the task is complete, unless it waits for its event. */
-static void body_done(spool__omp_tnode_t *n, unsigned self)
+void spool__omp_task_run(spool__omp_thread_t *thr, spool__omp_tnode_t *n, unsigned self)
 {
+    run_body(thr, n);
     /* Acq_rel: of the body's end and the fulfilment, the later sees the
      * earlier's writes and completes the task. */
     if (atomic_load_explicit(&n->detach, memory_order_relaxed) != 0 &&
         atomic_fetch_sub_explicit(&n->detach, 1, memory_order_acq_rel) != 1)
         return;
     complete(n, self);
-}
-
-bool spool__omp_task_help(spool__omp_team_t *team, unsigned id)
-{
-    spool__omp_tasking_t *tk = team->tasking;
-    if (tk == NULL || spool__omp_barrier_tasks(team) == 0)
-        return false;
-    spool__omp_tnode_t *n = take(team, id, NULL);
-    if (n == NULL)
-        return false;
-    run_body(spool__omp_thread(), n);
-    body_done(n, id);
-    return true;
-}
-
-/* ---- waits ------------------------------------------------------------------------- */
-
-void spool__omp_task_wait_count(spool__omp_thread_t *thr, _Atomic unsigned long *count)
-{
-    spool__omp_tnode_t *cur = spool__omp_task_current(thr);
-    spool__omp_team_t *team = thr->ts.team;
-    unsigned id = thr->ts.id;
-    /* Acquire: pairs with the release decrements in complete(). */
-    for (unsigned long i = 0; atomic_load_explicit(count, memory_order_acquire) != 0; i++) {
-        spool__omp_tnode_t *n = team != NULL ? take(team, id, cur) : NULL;
-        if (n != NULL) {
-            run_body(thr, n);
-            body_done(n, id);
-            i = 0;
-        } else {
-            spool__omp_spin(i);
-        }
-    }
 }
 
 /* Waits, running the current task's descendants, until n's predecessors
@@ -364,10 +253,9 @@ static void wait_deps(spool__omp_thread_t *thr, spool__omp_tnode_t *n)
     spool__omp_tnode_t *cur = spool__omp_task_current(thr);
     spool__omp_team_t *team = thr->ts.team;
     for (unsigned long i = 0; spool__omp_deps_pending(n) != 0; i++) {
-        spool__omp_tnode_t *t = team != NULL ? take(team, thr->ts.id, cur) : NULL;
+        spool__omp_tnode_t *t = team != NULL ? spool__omp_task_take(team, thr->ts.id, cur) : NULL;
         if (t != NULL) {
-            run_body(thr, t);
-            body_done(t, thr->ts.id);
+            spool__omp_task_run(thr, t, thr->ts.id);
             i = 0;
         } else {
             spool__omp_spin(i);
@@ -380,7 +268,7 @@ SPOOL_OMP_API void GOMP_taskwait_depend(void **depend)
     spool__omp_thread_t *thr = spool__omp_thread();
     spool__omp_tnode_t *parent = spool__omp_task_current(thr);
     spool__omp_tnode_t n;
-    node_init(&n, parent, thr->ts.team, &thr->task->icv);
+    spool__omp_node_init(&n, parent, thr->ts.team, &thr->task->icv);
     n.waited = true;
     if (spool__omp_deps_add(parent, &n, depend))
         wait_deps(thr, &n);
@@ -388,51 +276,36 @@ SPOOL_OMP_API void GOMP_taskwait_depend(void **depend)
         spool__omp_deps_done(&n);
 }
 
-SPOOL_OMP_API void GOMP_taskwait(void)
-{
-    spool__omp_thread_t *thr = spool__omp_thread();
-    spool__omp_task_wait_count(thr, &spool__omp_task_current(thr)->children);
-}
-
-SPOOL_OMP_API void GOMP_taskyield(void)
-{
-    spool__omp_thread_t *thr = spool__omp_thread();
-    spool__omp_team_t *team = thr->ts.team;
-    if (team == NULL || spool__omp_barrier_tasks(team) == 0)
-        return;
-    spool__omp_tnode_t *n = take(team, thr->ts.id, spool__omp_task_current(thr));
-    if (n != NULL) {
-        run_body(thr, n);
-        body_done(n, thr->ts.id);
-    }
-}
-
-void spool__omp_task_region_end(spool__omp_thread_t *thr)
-{
-    spool__omp_team_t *team = thr->ts.team;
-    spool__omp_tasking_t *tk = team->tasking;
-    unsigned id = thr->ts.id;
-    /* Acq_rel: a count the helpers below read with acquire. */
-    atomic_fetch_add_explicit(&tk->ended, 1, memory_order_acq_rel);
-    if (!atomic_load_explicit(&tk->used, memory_order_relaxed) &&
-        spool__omp_barrier_tasks(team) == 0)
-        return;
-    /* A thread that made tasks stays until every thread's implicit task
-     * has returned and no task is left; one that made none and saw none
-     * may leave (each maker drains its own: omp.md, "Tasks", T3). */
-    for (unsigned long i = 0;; i++) {
-        if (spool__omp_task_help(team, id)) {
-            i = 0;
-            continue;
-        }
-        if (atomic_load_explicit(&tk->ended, memory_order_acquire) == team->nthreads &&
-            spool__omp_barrier_tasks(team) == 0)
-            break;
-        spool__omp_spin(i);
-    }
-}
-
 /* ---- making tasks -------------------------------------------------------------------- */
+
+/* Runs n at once on the encountering thread (thr, in team as self). */
+static void run_at_once(spool__omp_thread_t *thr, spool__omp_tnode_t *n, void **depend,
+                        bool detached)
+{
+    if (depend != NULL) {
+        n->waited = true;
+        if (spool__omp_deps_add(n->parent, n, depend))
+            wait_deps(thr, n);
+    }
+    run_body(thr, n);
+    if (detached) {
+        /* Undeferred and detached: the encountering task waits for the
+         * event.  Acq_rel and acquire: the fulfiller's writes are seen. */
+        if (atomic_fetch_sub_explicit(&n->detach, 1, memory_order_acq_rel) != 1)
+            for (unsigned long i = 0; atomic_load_explicit(&n->detach, memory_order_acquire) != 0;
+                 i++)
+                spool__omp_spin(i);
+    }
+    if (n->dep != NULL)
+        spool__omp_deps_done(n);
+    /* No deferred descendant ever held it (hold_chain): nothing points at
+     * it, and it is freed without an RMW. */
+    if (!n->holds_parent) {
+        node_free(n);
+        return;
+    }
+    node_drop(n, 1, thr->ts.team == n->team ? thr->ts.id : UINT_MAX);
+}
 
 void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
                           long size, long align, bool if_clause, unsigned flags, void **depend,
@@ -443,12 +316,13 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
     spool__omp_team_t *team = thr->ts.team;
     unsigned id = thr->ts.id;
     bool final = parent->final || (flags & SPOOL_OMP_TASK_FINAL);
-    bool deps = (flags & SPOOL_OMP_TASK_DEPEND) && depend != NULL;
+    if (!(flags & SPOOL_OMP_TASK_DEPEND))
+        depend = NULL;
     bool detached = (flags & SPOOL_OMP_TASK_DETACH) && detach != NULL;
     /* Deferred only where another thread of the team could run it (or it
      * must wait: for its event, or for siblings). */
     bool defer = team != NULL && if_clause && !final &&
-                 (detached || deps ||
+                 (detached || depend != NULL ||
                   (team->nthreads > 1 &&
                    atomic_load_explicit(&team->tasking->queues[id].len, memory_order_relaxed) <
                        QUEUE_CUTOFF));
@@ -457,8 +331,8 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
     size_t bytes = sizeof(spool__omp_tnode_t) + (size_t)size + (size_t)align - 1;
     bool copy = defer || cpyfn != NULL || first != NULL;
     spool__omp_tnode_t *n = node_alloc(copy ? bytes : sizeof(spool__omp_tnode_t));
-    unsigned size_class = n->size_class;
-    node_init(n, parent, team, &thr->task->icv);
+    unsigned char size_class = n->size_class;
+    spool__omp_node_init(n, parent, team, &thr->task->icv);
     n->size_class = size_class;
     n->final = final;
     /* Its taskgroup: where it counts if deferred, where it is cancelled
@@ -480,53 +354,32 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
         atomic_init(&n->detach, 2);
         *(omp_event_handle_t *)detach = (omp_event_handle_t)(uintptr_t)n;
     }
-    if (!defer) {
-        /* At once, on this thread: undeferred, included, or past the
-         * cutoff (no sibling can depend on it then: its siblings before
-         * it are complete or it waits for them below). */
-        if (deps) {
-            n->waited = true;
-            if (spool__omp_deps_add(parent, n, depend))
-                wait_deps(thr, n);
-        }
-        run_body(thr, n);
-        if (detached) {
-            /* Undeferred and detached: the encountering task waits for the
-             * event (the node stays while it waits). */
-            atomic_fetch_add_explicit(&n->refs, 1, memory_order_relaxed);
-            if (atomic_fetch_sub_explicit(&n->detach, 1, memory_order_acq_rel) != 1)
-                for (unsigned long i = 0; atomic_load_explicit(&n->detach, memory_order_acquire) != 0; i++)
-                    spool__omp_spin(i);
-            atomic_fetch_sub_explicit(&n->refs, 1, memory_order_relaxed);
-        }
-        if (n->dep != NULL)
-            spool__omp_deps_done(n);
-        /* Acquire: pairs with the children's drops in node_unref.  With
-         * no child node left none can come (its body is over): it is
-         * freed without an RMW. */
-        if (atomic_load_explicit(&n->refs, memory_order_acquire) == 1) {
-            node_free(n);
-            return;
-        }
-        /* Children still hold it: it holds its parent until freed. */
-        n->holds_parent = true;
-        atomic_fetch_add_explicit(&parent->refs, 1, memory_order_relaxed);
-        node_unref(n);
+    /* Outside any region a detached task runs at once, and completes when
+     * its event is fulfilled: a child its parent's taskwait waits for. */
+    bool pending = detached && team == NULL && if_clause && !final;
+    if (!defer && !pending) {
+        /* Undeferred, included, or past the cutoff. */
+        run_at_once(thr, n, depend, detached);
         return;
     }
     n->deferred = true;
     n->holds_parent = true;
-    /* Relaxed: the parent is running here, and holds its own counts. */
-    atomic_fetch_add_explicit(&parent->refs, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&parent->children, 1, memory_order_relaxed);
+    hold_chain(parent);
+    node_hold(parent, SPOOL_OMP_CHILD_ONE | 1);
     if (n->group != NULL)
         atomic_fetch_add_explicit(&n->group->count, 1, memory_order_relaxed);
-    spool__omp_barrier_task_add(team);
+    if (pending) {
+        n->waited = true;
+        if (depend != NULL && spool__omp_deps_add(parent, n, depend))
+            wait_deps(thr, n);
+        spool__omp_task_run(thr, n, UINT_MAX);
+        return;
+    }
     if (!atomic_load_explicit(&team->tasking->used, memory_order_relaxed))
         atomic_store_explicit(&team->tasking->used, true, memory_order_relaxed);
-    if (deps && spool__omp_deps_add(parent, n, depend))
+    if (depend != NULL && spool__omp_deps_add(parent, n, depend))
         return; /* queued when its last predecessor completes */
-    push(team, id, n);
+    spool__omp_task_push(team, id, n);
 }
 
 SPOOL_OMP_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
@@ -543,17 +396,17 @@ SPOOL_OMP_API void omp_fulfill_event(omp_event_handle_t event)
     spool__omp_tnode_t *n = (spool__omp_tnode_t *)(uintptr_t)event;
     if (n == NULL)
         spool__omp_fatal("omp_fulfill_event: not an event of a detached task");
-    unsigned d = atomic_load_explicit(&n->detach, memory_order_relaxed);
-    if (d == 0)
+    if (atomic_load_explicit(&n->detach, memory_order_relaxed) == 0)
         spool__omp_fatal("omp_fulfill_event: the event was fulfilled already");
     if (!n->deferred) {
-        /* An undeferred task's maker waits for the count to reach 0. */
+        /* An undeferred task's maker waits for the count to reach 0.
+         * Release: pairs with its acquire loads. */
         atomic_fetch_sub_explicit(&n->detach, 1, memory_order_release);
         return;
     }
     spool__omp_thread_t *thr = spool__omp_thread();
     unsigned self = thr->ts.team == n->team ? thr->ts.id : UINT_MAX;
-    /* Acq_rel: as in body_done. */
+    /* Acq_rel: as in spool__omp_task_run. */
     if (atomic_fetch_sub_explicit(&n->detach, 1, memory_order_acq_rel) == 1)
         complete(n, self);
 }

@@ -46,11 +46,11 @@ struct spool__omp_tnode {
     spool__omp_team_t *team;         /* its team (NULL: outside any region) */
     spool__omp_tgroup_t *group;      /* the taskgroup it counts in, if any */
     spool__omp_tgroup_t *taskgroup;  /* the innermost taskgroup open in it */
-    /* 1 until it is complete, plus one per child node not yet freed: the
-     * node is freed at 0 (children point at it). */
-    _Atomic unsigned long refs;
-    /* Deferred children not complete (taskwait). */
-    _Atomic unsigned long children;
+    /* Low half: its refs, 1 until it is complete (a root's: always) plus
+     * one per child node that holds it; the node is freed at 0 (children
+     * point at it).  High half: its deferred children not complete
+     * (taskwait), SPOOL_OMP_CHILD_ONE each. */
+    _Atomic unsigned long long count;
     /* A detached task: its body's end and its event's fulfilment, each
      * takes one; the one that takes the last completes the task. */
     _Atomic unsigned detach;
@@ -59,12 +59,16 @@ struct spool__omp_tnode {
     void *data;
     struct spool__omp_deps *deps;    /* its children's dependences, or NULL */
     struct spool__omp_dnode *dep;    /* its own dependences, or NULL */
-    unsigned size_class;             /* 1: from the node cache */
+    unsigned char size_class;        /* 1: from the node cache */
+    bool root;                       /* implicit, initial or a target's: never freed */
     bool final;                      /* a final task: descendants are included */
-    bool deferred;                   /* counted in its team's barrier */
+    bool deferred;                   /* queued (else run at once by its maker) */
     bool holds_parent;               /* holds one of its parent's refs */
     bool waited;                     /* its maker waits for it in place */
 };
+
+#define SPOOL_OMP_CHILD_ONE (1ull << 32)
+#define SPOOL_OMP_REFS_MASK 0xffffffffull
 
 /* A queue of a team's deferred tasks, one per thread of the team. */
 typedef struct spool__omp_tqueue {
@@ -107,11 +111,28 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
                           long size, long align, bool if_clause, unsigned flags, void **depend,
                           void *detach, void (*first)(void *copy, void *arg), void *first_arg);
 
-/* Waits, running the current task's descendants, until *count is 0. */
+/* Waits, running the current task's descendants, until *count is 0 (a
+ * taskgroup), or until node has no deferred child left (taskwait). */
 void spool__omp_task_wait_count(spool__omp_thread_t *thr, _Atomic unsigned long *count);
+void spool__omp_task_wait_children(spool__omp_thread_t *thr, spool__omp_tnode_t *node);
 /* Queues a task that is ready (its dependences met): on the queue of the
  * calling thread if it is in node's team, else thread 0's. */
 void spool__omp_task_ready(spool__omp_tnode_t *node);
+/* Runs a task taken from a queue (body, then completion unless it waits
+ * for its event), as thread self of its team. */
+void spool__omp_task_run(spool__omp_thread_t *thr, spool__omp_tnode_t *node, unsigned self);
+/* Sets up a node (count 1, not a root, no group). */
+void spool__omp_node_init(spool__omp_tnode_t *n, spool__omp_tnode_t *parent,
+                          spool__omp_team_t *team, const spool__omp_icv_t *icv);
+
+/* ---- task_queue.c -------------------------------------------------------------- */
+
+/* Appends node to queue id of team and wakes a parked waiter. */
+void spool__omp_task_push(spool__omp_team_t *team, unsigned id, spool__omp_tnode_t *node);
+/* Takes a queued task of team for thread id, descending from anc (NULL:
+ * any): its own newest, else another thread's oldest; NULL if none. */
+spool__omp_tnode_t *spool__omp_task_take(spool__omp_team_t *team, unsigned id,
+                                         const spool__omp_tnode_t *anc);
 /* Frees a node's children's dependence table (depend.c). */
 void spool__omp_deps_free(struct spool__omp_deps *deps);
 

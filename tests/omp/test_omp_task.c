@@ -412,6 +412,23 @@ static void test_detach(void **state)
     }
 }
 
+/* Outside any region: a detached task completes when its event is
+ * fulfilled later by the same thread; taskwait waits for that. */
+static void test_detach_outside(void **state)
+{
+    (void)state;
+    int x = 0, y = 0;
+    omp_event_handle_t ev;
+#pragma omp task detach(ev) shared(x)
+    x = 1;
+    assert_int_equal(x, 1);
+    omp_fulfill_event(ev);
+#pragma omp task depend(in : x) shared(x, y)
+    y = x + 1;
+#pragma omp taskwait
+    assert_int_equal(y, 2);
+}
+
 /* Cancelling a taskgroup: tasks not started do not run (run with
  * OMP_CANCELLATION=true in a child process). */
 static int cancel_child(void)
@@ -539,6 +556,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_firstprivate),
         cmocka_unit_test(test_taskloop),
         cmocka_unit_test(test_detach),
+        cmocka_unit_test(test_detach_outside),
         cmocka_unit_test(test_cancel_taskgroup),
         cmocka_unit_test(test_threadprivate_in_task),
         cmocka_unit_test(test_with_spool),
