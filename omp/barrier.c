@@ -1,7 +1,8 @@
-/* A team's barrier (omp.md, "Barriers"): a state word (arrivals and the
- * team's deferred tasks not complete) and a generation; the thread whose
- * change leaves every thread arrived and no task (its arrival, or the
- * completion of the last task) starts the next generation.  Waiters run
+/* A team's barrier (omp.md, "Barriers"): a state word (arrivals, and the
+ * team's implicit tasks with explicit descendants alive) and a
+ * generation; the thread whose change leaves every thread arrived and no
+ * task (its arrival, or the drop of the last task) starts the next
+ * generation.  Waiters run
  * the team's queued tasks, spin on the generation, then park: a lent
  * worker in its pool's wait loop, an outside thread on a lock latch
  * (registry/lend.h).  A waiter registers before it parks and looks at the

@@ -71,9 +71,11 @@ typedef struct spool__omp_icv {
 } spool__omp_icv_t;
 
 /* A task's data environment: its ICVs.  An explicit task's node
- * (task.h) begins with one; an implicit task's is its member's. */
+ * (task.h) begins with one (node: true); an implicit task's is its
+ * member's, an initial task's its thread's (node: false). */
 typedef struct spool__omp_task {
     spool__omp_icv_t icv;
+    bool node;
 } spool__omp_task_t;
 
 /* ---- work shares --------------------------------------------------------- */
@@ -122,9 +124,9 @@ typedef struct spool__omp_ws {
 struct spool__omp_team;
 
 /* A team's barrier (barrier.c; omp.md, "Barriers"): its state is the
- * threads arrived (low half) and the team's deferred tasks not yet
- * complete (high half, SPOOL_OMP_TASK_ONE each), so that the one change
- * that makes both complete is seen by exactly one thread. */
+ * threads arrived (low half) and the team's implicit tasks with explicit
+ * descendants alive (high half, SPOOL_OMP_TASK_ONE each), so that the one
+ * change that makes both complete is seen by exactly one thread. */
 #define SPOOL_OMP_TASK_ONE (1ull << 32)
 typedef struct spool__omp_barrier {
     SPOOL_OMP_ALIGNED _Atomic unsigned long long state;
@@ -260,13 +262,13 @@ void spool__omp_barrier_init(spool__omp_barrier_t *b);
 /* The calling thread (thread id of team) arrives and waits for the rest.
  * True if the team's barriers were cancelled (cancel parallel). */
 bool spool__omp_barrier_wait(spool__omp_team_t *team, unsigned id);
-/* A deferred task of team was made (by a thread that has not arrived, or
- * by a task not complete), and one is complete (by any thread: self is
- * its id in team, or UINT_MAX); the last completes the barrier if every
- * thread has arrived. */
+/* An implicit task of team has its first explicit descendant alive (made
+ * by a thread that has not arrived, or by a task not complete), and one
+ * has its last freed (by any thread: self is its id in team, or
+ * UINT_MAX); the last completes the barrier if every thread has arrived. */
 void spool__omp_barrier_task_add(spool__omp_team_t *team);
 void spool__omp_barrier_task_done(spool__omp_team_t *team, unsigned self);
-/* Deferred tasks of team not complete (a snapshot). */
+/* Implicit tasks of team with explicit descendants alive (a snapshot). */
 unsigned long spool__omp_barrier_tasks(spool__omp_team_t *team);
 /* A task was queued: wakes the threads parked at the barrier (self: the
  * caller's id, or UINT_MAX).  The caller's queue write precedes it. */

@@ -12,7 +12,7 @@
  * it, the task runs at once (as an included task), so that a task tree
  * costs a call a task where the team is busy. */
 #ifndef QUEUE_CUTOFF
-#define QUEUE_CUTOFF 64
+#define QUEUE_CUTOFF 4
 #endif
 
 /* ---- nodes ------------------------------------------------------------------ */
@@ -136,6 +136,7 @@ void spool__omp_node_init(spool__omp_tnode_t *n, spool__omp_tnode_t *parent,
                           spool__omp_team_t *team, const spool__omp_icv_t *icv)
 {
     n->base.icv = *icv;
+    n->base.node = true;
     n->parent = parent;
     n->team = team;
     n->group = NULL;
@@ -149,6 +150,8 @@ void spool__omp_node_init(spool__omp_tnode_t *n, spool__omp_tnode_t *parent,
     n->deferred = false;
     n->holds_parent = false;
     n->waited = false;
+    n->lazy = false;
+    n->heap = NULL;
 }
 
 /* ---- the current task --------------------------------------------------------- */
@@ -156,8 +159,14 @@ void spool__omp_node_init(spool__omp_tnode_t *n, spool__omp_tnode_t *parent,
 static _Thread_local spool__omp_tnode_t initial_node __attribute__((tls_model("initial-exec")));
 static _Thread_local bool initial_ready __attribute__((tls_model("initial-exec")));
 
-spool__omp_tnode_t *spool__omp_task_current(spool__omp_thread_t *thr)
+static inline __attribute__((always_inline)) spool__omp_tnode_t *
+current_any(spool__omp_thread_t *thr)
 {
+    if (__builtin_expect(thr->task->node, 1)) {
+        /* An explicit task's node or stub, or a root's (a target region's). */
+        spool__omp_tnode_t *n = (spool__omp_tnode_t *)(void *)thr->task;
+        return n->lazy && n->heap != NULL ? n->heap : n;
+    }
     spool__omp_team_t *team = thr->ts.team;
     if (team != NULL && thr->task == &team->members[thr->ts.id].task)
         return &team->tasking->implicit[thr->ts.id];
@@ -169,8 +178,38 @@ spool__omp_tnode_t *spool__omp_task_current(spool__omp_thread_t *thr)
         }
         return &initial_node;
     }
-    /* An explicit task's node, or a root's (a target region's). */
-    return (spool__omp_tnode_t *)(void *)thr->task;
+    spool__omp_fatal("a task without a node");
+}
+
+spool__omp_tnode_t *spool__omp_task_current_any(spool__omp_thread_t *thr)
+{
+    return current_any(thr);
+}
+
+/* The node of an included task's stub (and of each stub above it): made
+ * before anything can point at it, freed when the task ends and nothing
+ * does.  The task's ICVs stay in the stub (thr->task does not move). */
+static spool__omp_tnode_t *materialize(spool__omp_tnode_t *stub)
+{
+    if (stub->heap != NULL)
+        return stub->heap;
+    spool__omp_tnode_t *p = stub->parent;
+    if (p->lazy)
+        p = materialize(p);
+    spool__omp_tnode_t *h = node_alloc(sizeof *h);
+    unsigned char size_class = h->size_class;
+    spool__omp_node_init(h, p, stub->team, &stub->base.icv);
+    h->size_class = size_class;
+    h->final = stub->final;
+    h->group = stub->group;
+    stub->heap = h;
+    return h;
+}
+
+spool__omp_tnode_t *spool__omp_task_current(spool__omp_thread_t *thr)
+{
+    spool__omp_tnode_t *n = spool__omp_task_current_any(thr);
+    return n->lazy ? materialize(n) : n;
 }
 
 void spool__omp_task_root_init(spool__omp_tnode_t *node, const spool__omp_icv_t *icv)
@@ -191,16 +230,20 @@ void spool__omp_task_root_end(spool__omp_tnode_t *node)
 
 /* ---- running and completing ------------------------------------------------------- */
 
-static bool skipped(const spool__omp_tnode_t *n)
+static bool skipped_slow(const spool__omp_tnode_t *n)
 {
-    if (!spool__omp_env.cancellation)
-        return false;
     /* A task of a cancelled taskgroup, or descending from one.  Acquire:
      * pairs with the canceller's release (GOMP_cancel). */
     for (const spool__omp_tnode_t *t = n; t != NULL; t = t->parent)
         if (t->group != NULL && atomic_load_explicit(&t->group->cancelled, memory_order_acquire))
             return true;
     return n->team != NULL && atomic_load_explicit(&n->team->bar.cancelled, memory_order_acquire);
+}
+
+/* Whether n must not run: cancelled (OMP_CANCELLATION only). */
+static inline bool skipped(const spool__omp_tnode_t *n)
+{
+    return __builtin_expect(spool__omp_env.cancellation, 0) && skipped_slow(n);
 }
 
 /* A deferred task is complete: its successors, its taskgroup, then its
@@ -278,6 +321,18 @@ SPOOL_OMP_API void GOMP_taskwait_depend(void **depend)
 
 /* ---- making tasks -------------------------------------------------------------------- */
 
+/* The end of an included task whose stub got a node: freed if nothing
+ * points at it (no deferred descendant ever held it: hold_chain), else
+ * its own ref dropped. */
+static void heap_end(spool__omp_thread_t *thr, spool__omp_tnode_t *h)
+{
+    if (!h->holds_parent) {
+        node_free(h);
+        return;
+    }
+    node_drop(h, 1, thr->ts.team == h->team ? thr->ts.id : UINT_MAX);
+}
+
 /* Runs n at once on the encountering thread (thr, in team as self). */
 static void run_at_once(spool__omp_thread_t *thr, spool__omp_tnode_t *n, void **depend,
                         bool detached)
@@ -298,13 +353,70 @@ static void run_at_once(spool__omp_thread_t *thr, spool__omp_tnode_t *n, void **
     }
     if (n->dep != NULL)
         spool__omp_deps_done(n);
-    /* No deferred descendant ever held it (hold_chain): nothing points at
-     * it, and it is freed without an RMW. */
-    if (!n->holds_parent) {
-        node_free(n);
-        return;
+    heap_end(thr, n);
+}
+
+/* An included task with no dependences and no event: a stub on this
+ * stack, and a node only if something needs one (materialize). */
+static inline __attribute__((always_inline)) void
+run_included(spool__omp_thread_t *thr, spool__omp_tnode_t *parent, bool final, void (*fn)(void *),
+             void *data)
+{
+    spool__omp_tnode_t stub;
+    stub.base.icv = thr->task->icv;
+    stub.base.node = true;
+    stub.parent = parent;
+    stub.team = thr->ts.team;
+    stub.group = parent->taskgroup != NULL ? parent->taskgroup : parent->group;
+    stub.taskgroup = NULL;
+    stub.root = stub.deferred = stub.holds_parent = false;
+    stub.final = final;
+    stub.lazy = true;
+    stub.heap = NULL;
+    spool__omp_task_t *saved = thr->task;
+    thr->task = &stub.base;
+    if (!skipped(&stub))
+        fn(data);
+    thr->task = saved;
+    if (stub.heap != NULL)
+        heap_end(thr, stub.heap);
+}
+
+/* As run_included, with the argument block copied (small blocks only). */
+#define STUB_COPY_MAX 512
+static void run_stub(spool__omp_thread_t *thr, spool__omp_tnode_t *parent, bool final,
+                     void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long size,
+                     long align, void (*first)(void *copy, void *arg), void *first_arg)
+{
+    spool__omp_tnode_t stub;
+    stub.base.icv = thr->task->icv;
+    stub.base.node = true;
+    stub.parent = parent;
+    stub.team = thr->ts.team;
+    stub.group = parent->taskgroup != NULL ? parent->taskgroup : parent->group;
+    stub.taskgroup = NULL;
+    stub.root = stub.deferred = stub.holds_parent = false;
+    stub.final = final;
+    stub.lazy = true;
+    stub.heap = NULL;
+    _Alignas(64) char copy[STUB_COPY_MAX];
+    if (cpyfn != NULL || first != NULL) {
+        void *at = (void *)(((uintptr_t)copy + (uintptr_t)align - 1) & ~((uintptr_t)align - 1));
+        if (cpyfn != NULL)
+            cpyfn(at, data);
+        else if (size > 0)
+            memcpy(at, data, (size_t)size);
+        if (first != NULL)
+            first(at, first_arg);
+        data = at;
     }
-    node_drop(n, 1, thr->ts.team == n->team ? thr->ts.id : UINT_MAX);
+    spool__omp_task_t *saved = thr->task;
+    thr->task = &stub.base;
+    if (!skipped(&stub))
+        fn(data);
+    thr->task = saved;
+    if (stub.heap != NULL)
+        heap_end(thr, stub.heap);
 }
 
 void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
@@ -312,7 +424,7 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
                           void *detach, void (*first)(void *copy, void *arg), void *first_arg)
 {
     spool__omp_thread_t *thr = spool__omp_thread();
-    spool__omp_tnode_t *parent = spool__omp_task_current(thr);
+    spool__omp_tnode_t *parent = spool__omp_task_current_any(thr);
     spool__omp_team_t *team = thr->ts.team;
     unsigned id = thr->ts.id;
     bool final = parent->final || (flags & SPOOL_OMP_TASK_FINAL);
@@ -328,6 +440,12 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
                        QUEUE_CUTOFF));
     if (align < 1)
         align = 1;
+    if (!defer && !detached && depend == NULL && (unsigned long)size + (unsigned long)align <= STUB_COPY_MAX) {
+        run_stub(thr, parent, final, fn, data, cpyfn, size, align, first, first_arg);
+        return;
+    }
+    if (parent->lazy)
+        parent = materialize(parent);
     size_t bytes = sizeof(spool__omp_tnode_t) + (size_t)size + (size_t)align - 1;
     bool copy = defer || cpyfn != NULL || first != NULL;
     spool__omp_tnode_t *n = node_alloc(copy ? bytes : sizeof(spool__omp_tnode_t));
@@ -387,6 +505,22 @@ SPOOL_OMP_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void 
                              int priority, void *detach)
 {
     (void)priority; /* a hint: see omp.md, "Tasks" */
+    /* The included task that needs no copy of its block (a task past the
+     * cutoff, in a team of one, if(0), final), inline. */
+    if (__builtin_expect(cpyfn == NULL &&
+                             (flags & (SPOOL_OMP_TASK_DEPEND | SPOOL_OMP_TASK_DETACH)) == 0,
+                         1)) {
+        spool__omp_thread_t *thr = spool__omp_thread();
+        spool__omp_tnode_t *parent = current_any(thr);
+        spool__omp_team_t *team = thr->ts.team;
+        bool final = parent->final || (flags & SPOOL_OMP_TASK_FINAL);
+        if (!if_clause || final || team == NULL || team->nthreads == 1 ||
+            atomic_load_explicit(&team->tasking->queues[thr->ts.id].len, memory_order_relaxed) >=
+                QUEUE_CUTOFF) {
+            run_included(thr, parent, final, fn, data);
+            return;
+        }
+    }
     spool__omp_task_make(fn, data, cpyfn, size, align, if_clause, flags, depend, detach, NULL,
                          NULL);
 }
@@ -413,5 +547,5 @@ SPOOL_OMP_API void omp_fulfill_event(omp_event_handle_t event)
 
 SPOOL_OMP_API int omp_in_final(void)
 {
-    return spool__omp_task_current(spool__omp_thread())->final;
+    return spool__omp_task_current_any(spool__omp_thread())->final;
 }

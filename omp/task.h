@@ -65,6 +65,10 @@ struct spool__omp_tnode {
     bool deferred;                   /* queued (else run at once by its maker) */
     bool holds_parent;               /* holds one of its parent's refs */
     bool waited;                     /* its maker waits for it in place */
+    /* An included task's stub, on its maker's stack: base, parent, team,
+     * group, final; its node (heap) is made when something needs one. */
+    bool lazy;
+    spool__omp_tnode_t *heap;
 };
 
 #define SPOOL_OMP_CHILD_ONE (1ull << 32)
@@ -97,8 +101,11 @@ void spool__omp_tasking_start(spool__omp_team_t *team);
  * tasks until every thread's has and none is left (if the team has any). */
 void spool__omp_task_region_end(spool__omp_thread_t *thr);
 
-/* The calling thread's current task. */
+/* The calling thread's current task's node (made if it was a stub). */
 spool__omp_tnode_t *spool__omp_task_current(spool__omp_thread_t *thr);
+/* The calling thread's current task: its node, or its stub if it has none
+ * (base, parent, team, group, taskgroup, final and lazy are valid). */
+spool__omp_tnode_t *spool__omp_task_current_any(spool__omp_thread_t *thr);
 /* A root task (a target region's initial task): set up, and ended (its
  * tasks complete). */
 void spool__omp_task_root_init(spool__omp_tnode_t *node, const spool__omp_icv_t *icv);

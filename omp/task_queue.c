@@ -175,7 +175,10 @@ void spool__omp_task_wait_children(spool__omp_thread_t *thr, spool__omp_tnode_t 
 SPOOL_OMP_API void GOMP_taskwait(void)
 {
     spool__omp_thread_t *thr = spool__omp_thread();
-    spool__omp_task_wait_children(thr, spool__omp_task_current(thr));
+    spool__omp_tnode_t *cur = spool__omp_task_current_any(thr);
+    /* A stub with no node has had no deferred child. */
+    if (!cur->lazy)
+        spool__omp_task_wait_children(thr, cur);
 }
 
 SPOOL_OMP_API void GOMP_taskyield(void)
@@ -184,7 +187,10 @@ SPOOL_OMP_API void GOMP_taskyield(void)
     spool__omp_team_t *team = thr->ts.team;
     if (team == NULL || spool__omp_barrier_tasks(team) == 0)
         return;
-    spool__omp_tnode_t *n = spool__omp_task_take(team, thr->ts.id, spool__omp_task_current(thr));
+    spool__omp_tnode_t *cur = spool__omp_task_current_any(thr);
+    if (cur->lazy)
+        return; /* a stub with no node: no descendant to run */
+    spool__omp_tnode_t *n = spool__omp_task_take(team, thr->ts.id, cur);
     if (n != NULL)
         spool__omp_task_run(thr, n, thr->ts.id);
 }

@@ -115,16 +115,15 @@ mutant loop-end-barrier loop_api.c \
 mutant region-end team.c \
   '    spool__omp_join_wait(team);' '' test_omp_parallel
 # The waits for tasks.
-mutant taskwait task.c \
-  '    spool__omp_task_wait_count(thr, &spool__omp_task_current(thr)->children);' \
-  '    (void)thr;' test_omp_task
+mutant taskwait task_queue.c \
+  '        spool__omp_task_wait_children(thr, cur);' '        (void)thr;' test_omp_task
 mutant taskgroup-end taskloop.c \
   '    spool__omp_task_wait_count(thr, &g->count);' '' test_omp_task
 mutant barrier-tasks barrier.c \
   'if (atomic_fetch_add_explicit(&b->state, 1, memory_order_acq_rel) + 1 == n) {' \
   'if ((atomic_fetch_add_explicit(&b->state, 1, memory_order_acq_rel) & 0xffffffffu) + 1 == n) {' \
   test_omp_task
-mutant region-end-tasks task.c \
+mutant region-end-tasks task_queue.c \
   '    if (!atomic_load_explicit(&tk->used, memory_order_relaxed) &&
         spool__omp_barrier_tasks(team) == 0)
         return;' '    return;' test_omp_task
