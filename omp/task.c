@@ -382,8 +382,9 @@ run_included(spool__omp_thread_t *thr, spool__omp_tnode_t *parent, bool final, v
         heap_end(thr, stub.heap);
 }
 
-/* As run_included, with the argument block copied (small blocks only). */
-#define STUB_COPY_MAX 512
+/* As run_included, with the argument block copied onto this stack (blocks
+ * of up to STUB_COPY_MAX bytes). */
+#define STUB_COPY_MAX 65536
 static void run_stub(spool__omp_thread_t *thr, spool__omp_tnode_t *parent, bool final,
                      void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long size,
                      long align, void (*first)(void *copy, void *arg), void *first_arg)
@@ -399,8 +400,8 @@ static void run_stub(spool__omp_thread_t *thr, spool__omp_tnode_t *parent, bool 
     stub.final = final;
     stub.lazy = true;
     stub.heap = NULL;
-    _Alignas(64) char copy[STUB_COPY_MAX];
     if (cpyfn != NULL || first != NULL) {
+        char *copy = __builtin_alloca((size_t)size + (size_t)align);
         void *at = (void *)(((uintptr_t)copy + (uintptr_t)align - 1) & ~((uintptr_t)align - 1));
         if (cpyfn != NULL)
             cpyfn(at, data);

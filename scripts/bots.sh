@@ -30,22 +30,22 @@ work=${BOTS_WORK:-$(mktemp -d /tmp/bots.XXXXXX)}
 [ -n "${BOTS_WORK:-}" ] || trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/bin"
 
-# name: source folder (under omp-tasks), extra sources, arguments (sized
-# for about a second at one thread on a 2-vCPU VM).
+# name: source folder (under omp-tasks), sources, arguments (sized for
+# 0.2-2 s at one thread on libgomp on a 2-vCPU VM).
 declare -A dir args srcs
 add() { dir[$1]=$2; srcs[$1]=$3; args[$1]=$4; }
 add fib fib "fib.c" "-n 32"
 add nqueens nqueens "nqueens.c" "-n 12"
-add sort sort "sort.c" "-n 16777216"
+add sort sort "sort.c" "-n 8388608"
 add fft fft "fft.c" "-n 4194304"
-add health health "health.c" "-f $bots/inputs/health/medium.input"
-add sparselu_single sparselu/sparselu_single "sparselu.c" "-n 50 -m 100"
-add sparselu_for sparselu/sparselu_for "sparselu.c" "-n 50 -m 100"
+add health health "health.c" "-f $bots/inputs/health/small.input"
+add sparselu_single sparselu/sparselu_single "sparselu.c" "-n 30 -m 50"
+add sparselu_for sparselu/sparselu_for "sparselu.c" "-n 30 -m 50"
 add floorplan floorplan "floorplan.c" "-f $bots/inputs/floorplan/input.15"
 add strassen strassen "strassen.c" "-n 2048"
-add alignment_single alignment/alignment_single "alignment.c sequence.c" "-f $bots/inputs/alignment/prot.100.aa"
-add alignment_for alignment/alignment_for "alignment.c sequence.c" "-f $bots/inputs/alignment/prot.100.aa"
-add uts uts "uts.c brg_sha1.c" "-f $bots/inputs/uts/small.input"
+add alignment_single alignment/alignment_single "alignment.c sequence.c" "-f $bots/inputs/alignment/prot.20.aa"
+add alignment_for alignment/alignment_for "alignment.c sequence.c" "-f $bots/inputs/alignment/prot.20.aa"
+add uts uts "uts.c brg_sha1.c" "-f $bots/inputs/uts/test.input"
 programs=(${PROGRAMS:-fib nqueens sort fft health sparselu_single sparselu_for floorplan strassen alignment_single alignment_for uts})
 
 info=(-DCDATE='"-"' -DCC='"gcc"' -DLD='"gcc"' -DCMESSAGE='"-"' -DLDFLAGS='"-"' -DCFLAGS='"-"')
