@@ -150,6 +150,7 @@ void spool__omp_node_init(spool__omp_tnode_t *n, spool__omp_tnode_t *parent,
     n->deferred = false;
     n->holds_parent = false;
     n->waited = false;
+    n->urgent = false;
     n->lazy = false;
     n->heap = NULL;
 }
@@ -422,7 +423,8 @@ static void run_stub(spool__omp_thread_t *thr, spool__omp_tnode_t *parent, bool 
 
 void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
                           long size, long align, bool if_clause, unsigned flags, void **depend,
-                          void *detach, void (*first)(void *copy, void *arg), void *first_arg)
+                          int priority, void *detach, void (*first)(void *copy, void *arg),
+                          void *first_arg)
 {
     spool__omp_thread_t *thr = spool__omp_thread();
     spool__omp_tnode_t *parent = spool__omp_task_current_any(thr);
@@ -483,6 +485,10 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
     }
     n->deferred = true;
     n->holds_parent = true;
+    /* priority, a hint: above 0 (and OMP_MAX_TASK_PRIORITY above 0), the
+     * task goes in front of its queue, taken first by every thread. */
+    n->urgent = (flags & SPOOL_OMP_TASK_PRIORITY) && priority > 0 &&
+                spool__omp_env.max_task_priority > 0;
     hold_chain(parent);
     node_hold(parent, SPOOL_OMP_CHILD_ONE | 1);
     if (n->group != NULL)
@@ -505,7 +511,6 @@ SPOOL_OMP_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void 
                              long size, long align, bool if_clause, unsigned flags, void **depend,
                              int priority, void *detach)
 {
-    (void)priority; /* a hint: see omp.md, "Tasks" */
     /* The included task that needs no copy of its block (a task past the
      * cutoff, in a team of one, if(0), final), inline. */
     if (__builtin_expect(cpyfn == NULL &&
@@ -522,8 +527,8 @@ SPOOL_OMP_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void 
             return;
         }
     }
-    spool__omp_task_make(fn, data, cpyfn, size, align, if_clause, flags, depend, detach, NULL,
-                         NULL);
+    spool__omp_task_make(fn, data, cpyfn, size, align, if_clause, flags, depend, priority, detach,
+                         NULL, NULL);
 }
 
 SPOOL_OMP_API void omp_fulfill_event(omp_event_handle_t event)

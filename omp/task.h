@@ -65,6 +65,7 @@ struct spool__omp_tnode {
     bool deferred;                   /* queued (else run at once by its maker) */
     bool holds_parent;               /* holds one of its parent's refs */
     bool waited;                     /* its maker waits for it in place */
+    bool urgent;                     /* priority above 0: queued in front */
     /* An included task's stub, on its maker's stack: base, parent, team,
      * group, final; its node (heap) is made when something needs one. */
     bool lazy;
@@ -78,7 +79,7 @@ struct spool__omp_tnode {
 typedef struct spool__omp_tqueue {
     SPOOL_OMP_ALIGNED _Atomic int lock;
     _Atomic unsigned long len;       /* read without the lock */
-    spool__omp_tnode_t *head, *tail; /* head: the oldest */
+    spool__omp_tnode_t *head, *tail; /* head: the oldest, or an urgent one */
 } spool__omp_tqueue_t;
 
 /* A team's tasks (team->tasking). */
@@ -116,7 +117,8 @@ void spool__omp_task_root_end(spool__omp_tnode_t *node);
  * before the task can run (taskloop sets its bounds). */
 void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
                           long size, long align, bool if_clause, unsigned flags, void **depend,
-                          void *detach, void (*first)(void *copy, void *arg), void *first_arg);
+                          int priority, void *detach, void (*first)(void *copy, void *arg),
+                          void *first_arg);
 
 /* Waits, running the current task's descendants, until *count is 0 (a
  * taskgroup), or until node has no deferred child left (taskwait). */
@@ -134,7 +136,8 @@ void spool__omp_node_init(spool__omp_tnode_t *n, spool__omp_tnode_t *parent,
 
 /* ---- task_queue.c -------------------------------------------------------------- */
 
-/* Appends node to queue id of team and wakes a parked waiter. */
+/* Appends node to queue id of team (puts it in front if urgent) and wakes
+ * a parked waiter. */
 void spool__omp_task_push(spool__omp_team_t *team, unsigned id, spool__omp_tnode_t *node);
 /* Takes a queued task of team for thread id, descending from anc (NULL:
  * any): its own newest, else another thread's oldest; NULL if none. */

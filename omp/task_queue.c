@@ -49,13 +49,21 @@ void spool__omp_task_push(spool__omp_team_t *team, unsigned id, spool__omp_tnode
 {
     spool__omp_tqueue_t *q = &team->tasking->queues[id];
     spool__omp_lock_word(&q->lock);
-    n->next = NULL;
-    n->prev = q->tail;
-    if (q->tail != NULL)
-        q->tail->next = n;
-    else
+    if (n->urgent && q->head != NULL) {
+        /* In front: where thieves take first, and its owner too (take). */
+        n->prev = NULL;
+        n->next = q->head;
+        q->head->prev = n;
         q->head = n;
-    q->tail = n;
+    } else {
+        n->next = NULL;
+        n->prev = q->tail;
+        if (q->tail != NULL)
+            q->tail->next = n;
+        else
+            q->head = n;
+        q->tail = n;
+    }
     atomic_store_explicit(&q->len, atomic_load_explicit(&q->len, memory_order_relaxed) + 1,
                           memory_order_relaxed);
     spool__omp_unlock_word(&q->lock);
@@ -98,7 +106,7 @@ spool__omp_tnode_t *spool__omp_task_take(spool__omp_team_t *team, unsigned id,
         if (atomic_load_explicit(&q->len, memory_order_relaxed) == 0)
             continue;
         spool__omp_lock_word(&q->lock);
-        spool__omp_tnode_t *t = k == 0 ? q->tail : q->head;
+        spool__omp_tnode_t *t = k == 0 && (q->head == NULL || !q->head->urgent) ? q->tail : q->head;
         if (t != NULL && descends(t, anc))
             unlink_node(q, t);
         else

@@ -71,7 +71,7 @@ static void set_bounds(void *copy, void *arg)
 
 /* A taskloop of n logical iterations from start by step (modulo 2^64). */
 static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long size,
-                     long align, unsigned flags, unsigned long num_tasks,
+                     long align, unsigned flags, unsigned long num_tasks, int priority,
                      unsigned long long start, unsigned long long end, unsigned long long step,
                      unsigned long long n, bool ull)
 {
@@ -115,8 +115,8 @@ static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void 
         if (k + len > n)
             len = n - k;
         bounds_t b = {start + k * step, k + len == n ? end : start + (k + len) * step, ull};
-        spool__omp_task_make(fn, data, cpyfn, size, align, if_clause, task_flags, NULL, NULL,
-                             set_bounds, &b);
+        spool__omp_task_make(fn, data, cpyfn, size, align, if_clause, task_flags, NULL, priority,
+                             NULL, set_bounds, &b);
         k += len;
     }
     if (group)
@@ -127,9 +127,8 @@ SPOOL_OMP_API void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(v
                                  long size, long align, unsigned flags, unsigned long num_tasks,
                                  int priority, long start, long end, long step)
 {
-    (void)priority;
     unsigned long long n = spool__omp_count_l(start, end, step);
-    taskloop(fn, data, cpyfn, size, align, flags, num_tasks, (unsigned long long)start,
+    taskloop(fn, data, cpyfn, size, align, flags, num_tasks, priority, (unsigned long long)start,
              (unsigned long long)end, (unsigned long long)step, n, false);
 }
 
@@ -139,8 +138,7 @@ SPOOL_OMP_API void GOMP_taskloop_ull(void (*fn)(void *), void *data,
                                      spool__omp_ull start, spool__omp_ull end,
                                      spool__omp_ull step)
 {
-    (void)priority;
     unsigned long long n =
         spool__omp_count_u((flags & SPOOL_OMP_TASK_UP) != 0, start, end, step);
-    taskloop(fn, data, cpyfn, size, align, flags, num_tasks, start, end, step, n, true);
+    taskloop(fn, data, cpyfn, size, align, flags, num_tasks, priority, start, end, step, n, true);
 }

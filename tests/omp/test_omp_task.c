@@ -472,6 +472,48 @@ static void test_cancel_taskgroup(void **state)
     assert_int_equal(rc, 0);
 }
 
+/* priority (with OMP_MAX_TASK_PRIORITY=10, in a child process): of the
+ * queued tasks, the one with a priority runs first, though it is the
+ * oldest. */
+static int priority_child(void)
+{
+    int order[4], pos = 0, team = 0;
+    atomic_int go = 0;
+#pragma omp parallel num_threads(2)
+    {
+        if (omp_get_thread_num() == 0) {
+            team = omp_get_num_threads();
+            /* Queued first: without its priority, the newest (the last
+             * of the others) would run first. */
+#pragma omp task priority(5) shared(order, pos)
+            order[pos++] = 9;
+            for (int i = 0; i < 3; i++) {
+#pragma omp task shared(order, pos) firstprivate(i)
+                order[pos++] = i;
+            }
+#pragma omp taskwait
+            atomic_store(&go, 1);
+        } else {
+            /* Busy in its own code: it takes no task. */
+            while (atomic_load(&go) == 0)
+                ;
+        }
+    }
+    printf("team %d order %d %d %d %d\n", team, order[0], order[1], order[2], order[3]);
+    return team == 2 && order[0] == 9 ? 0 : 1;
+}
+
+static void test_priority(void **state)
+{
+    (void)state;
+    char out[4096];
+    const char *env[] = {"OMP_MAX_TASK_PRIORITY=10", "OMP_DYNAMIC=false", NULL};
+    int rc = omp_test_child(env, "priority", out, sizeof out);
+    if (rc != 0)
+        fprintf(stderr, "%s", out);
+    assert_int_equal(rc, 0);
+}
+
 /* threadprivate data seen in a task is its thread's. */
 static int tp_value;
 #pragma omp threadprivate(tp_value)
@@ -549,6 +591,8 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--child") == 0 && strcmp(argv[2], "cancel") == 0)
         return cancel_child();
+    if (argc == 3 && strcmp(argv[1], "--child") == 0 && strcmp(argv[2], "priority") == 0)
+        return priority_child();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fib),
         cmocka_unit_test(test_million),
@@ -564,6 +608,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_detach),
         cmocka_unit_test(test_detach_outside),
         cmocka_unit_test(test_cancel_taskgroup),
+        cmocka_unit_test(test_priority),
         cmocka_unit_test(test_threadprivate_in_task),
         cmocka_unit_test(test_with_spool),
         cmocka_unit_test(test_target_tasks),
