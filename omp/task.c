@@ -99,15 +99,19 @@ static void node_hold(spool__omp_tnode_t *p, unsigned long long delta)
 static void node_drop(spool__omp_tnode_t *n, unsigned long long delta, unsigned self)
 {
     for (;;) {
+        /* Read before the drop: once it is done, another holder may free
+         * the node (these fields are set before any child exists). */
+        bool root = n->root;
+        spool__omp_team_t *team = n->team;
         /* Acq_rel: the last drop sees every holder's writes before it
          * frees the node; taskwait's acquire load sees the children's. */
         unsigned long long old = atomic_fetch_sub_explicit(&n->count, delta, memory_order_acq_rel);
         unsigned long long refs = (old & SPOOL_OMP_REFS_MASK) - (delta & SPOOL_OMP_REFS_MASK);
         if ((delta & SPOOL_OMP_REFS_MASK) == 0)
             return;
-        if (n->root) {
-            if (refs == 1 && n->team != NULL)
-                spool__omp_barrier_task_done(n->team, self);
+        if (root) {
+            if (refs == 1 && team != NULL)
+                spool__omp_barrier_task_done(team, self);
             return;
         }
         if (refs != 0)

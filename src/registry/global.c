@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "registry/pool.h"
@@ -91,12 +92,19 @@ spool_pool_t *spool__global_pool(void)
     pthread_mutex_lock(&global_lock);
     pool = atomic_load_explicit(&global_pool, memory_order_relaxed);
     if (pool == NULL && !global_failed) {
-        if (spool__pool_create(NULL, true, &pool) == 0) {
+        int err = spool__pool_create_from_env(&pool);
+        if (err == 0) {
             /* Release pairs with the acquire load above. */
             atomic_store_explicit(&global_pool, pool, memory_order_release);
             global_pool_started(pool);
-        } else
+        } else {
             global_failed = true;
+            /* Never a program run on one thread without a word. */
+            fprintf(stderr,
+                    "spool: the global pool could not start (%s): calls from outside any "
+                    "pool run on the calling thread alone\n",
+                    spool_strerror(err));
+        }
     }
     pthread_mutex_unlock(&global_lock);
     return pool;

@@ -5,6 +5,9 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,22 +103,58 @@ void spool__pool_unref(spool_pool_t *pool)
 
 /* ---- creation and destruction ------------------------------------------ */
 
+/* Threads per CPU above which SPOOL_NUM_THREADS is taken for a mistake:
+ * thousands of threads take seconds to start and serve no one. */
+#define ENV_THREADS_PER_CPU 64
+
+static long online_cpus(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus > 0 ? cpus : 1;
+}
+
+/* One line on stderr for a bad value of an environment variable, once per
+ * variable and process (a program may make many pools). */
+static void env_report(_Atomic bool *said, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void env_report(_Atomic bool *said, const char *fmt, ...)
+{
+    /* Relaxed: a flag that only keeps the line from repeating. */
+    if (atomic_exchange_explicit(said, true, memory_order_relaxed))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+
+static _Atomic bool said_threads, said_places;
+
 static int resolve_num_threads(const spool_config_t *config, unsigned *out)
 {
     unsigned long n = config->num_threads;
     if (n == 0) {
         const char *env = getenv("SPOOL_NUM_THREADS");
-        if (env != NULL) {
+        long cpus = online_cpus();
+        if (env != NULL && *env != '\0') {
             char *end;
             errno = 0;
             unsigned long v = strtoul(env, &end, 10);
-            if (errno == 0 && end != env && *end == '\0' && env[0] != '-' && v > 0)
+            if (errno != 0 || end == env || *end != '\0' || env[0] == '-' || v == 0)
+                env_report(&said_threads,
+                           "spool: SPOOL_NUM_THREADS=%s is not a positive whole number: using "
+                           "%ld (the online CPUs)\n",
+                           env, cpus);
+            else if (v > SPOOL_MAX_THREADS || v > (unsigned long)cpus * ENV_THREADS_PER_CPU)
+                env_report(&said_threads,
+                           "spool: SPOOL_NUM_THREADS=%s is more than 64 threads a CPU: using "
+                           "%ld (the online CPUs)\n",
+                           env, cpus);
+            else
                 n = v;
         }
-    }
-    if (n == 0) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        n = cpus > 0 ? (unsigned long)cpus : 1;
+        if (n == 0)
+            n = (unsigned long)cpus;
     }
     if (n > SPOOL_MAX_THREADS)
         return EINVAL;
@@ -134,7 +173,8 @@ int spool__test_fail_pool_step(int nth)
  * without running it when a test makes this step fail (test_hooks.h). */
 #define STEP(expr) (spool__test_countdown_hit(&fail_pool_step) ? ENOMEM : (expr))
 
-static int pool_new(const spool_config_t *config, unsigned n, bool lend_slot, spool_pool_t **out)
+static int pool_new(const spool_config_t *config, unsigned n, bool lend_slot, bool env_places,
+                    spool_pool_t **out)
 {
     spool_pool_t *pool = aligned_zalloc(sizeof *pool);
     if (pool == NULL)
@@ -184,7 +224,8 @@ static int pool_new(const spool_config_t *config, unsigned n, bool lend_slot, sp
     pool->fork_generation = atomic_load_explicit(&spool__fork_generation, memory_order_relaxed);
     snprintf(pool->thread_name, sizeof pool->thread_name, "%s",
              config->thread_name != NULL ? config->thread_name : "spool");
-    const char *places = config->places != NULL ? config->places : getenv("SPOOL_PLACES");
+    const char *places =
+        config->places != NULL ? config->places : env_places ? getenv("SPOOL_PLACES") : NULL;
     if ((err = STEP(spool__places_parse(places, &pool->cpus, &pool->num_cpus))) != 0)
         goto no_workers;
     if ((err = STEP(spool__trace_init(pool))) != 0)
@@ -268,7 +309,8 @@ int spool_pool_create(const spool_config_t *user_config, spool_pool_t **out)
     return spool__pool_create(user_config, false, out);
 }
 
-int spool__pool_create(const spool_config_t *user_config, bool lend_slot, spool_pool_t **out)
+static int pool_create(const spool_config_t *user_config, bool lend_slot, bool env_places,
+                       spool_pool_t **out)
 {
     spool__tuning_init();
     if (out == NULL)
@@ -284,7 +326,7 @@ int spool__pool_create(const spool_config_t *user_config, bool lend_slot, spool_
     if (err != 0)
         return err;
     spool_pool_t *pool;
-    err = pool_new(config, n, lend_slot, &pool);
+    err = pool_new(config, n, lend_slot, env_places, &pool);
     if (err != 0)
         return err;
     err = start_workers(pool);
@@ -294,6 +336,31 @@ int spool__pool_create(const spool_config_t *user_config, bool lend_slot, spool_
     }
     *out = pool;
     return 0;
+}
+
+int spool__pool_create(const spool_config_t *user_config, bool lend_slot, spool_pool_t **out)
+{
+    return pool_create(user_config, lend_slot, true, out);
+}
+
+int spool__pool_create_from_env(spool_pool_t **out)
+{
+    bool env_places = true;
+    const char *env = getenv("SPOOL_PLACES");
+    if (env != NULL) {
+        int *cpus;
+        unsigned count;
+        int err = spool__places_parse(env, &cpus, &count);
+        free(cpus);
+        if (err == EINVAL) {
+            env_report(&said_places,
+                       "spool: SPOOL_PLACES=%s is not \"cores\" or a list of CPUs this process "
+                       "may use (such as \"0-3,8\"): the workers are not pinned\n",
+                       env);
+            env_places = false;
+        }
+    }
+    return pool_create(NULL, true, env_places, out);
 }
 
 int spool_pool_destroy(spool_pool_t *pool)

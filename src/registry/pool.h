@@ -84,6 +84,11 @@ static inline int spool__pool_check_fork(const spool_pool_t *pool)
 /* spool_pool_create; lend_slot: outside callers may take part in the
  * pool's work (caller.h; the global pool). */
 int spool__pool_create(const spool_config_t *config, bool lend_slot, spool_pool_t **out);
+/* The global pool of a first use, from the environment alone: a
+ * SPOOL_PLACES that does not parse is reported (one line on stderr) and
+ * ignored, so that a mistake there does not leave the program without a
+ * pool. */
+int spool__pool_create_from_env(spool_pool_t **out);
 
 /* Registers the fork handlers (global.c), once per process. */
 void spool__register_atfork(void);
