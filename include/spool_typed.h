@@ -210,8 +210,9 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
         SPOOL__TCHECK_SYNCED(spool__top, #NAME);                                                   \
         return spool__r;                                                                           \
     }                                                                                              \
-    static inline RTYPE NAME##_spool_impl(char *spool__task_top __attribute__((unused))            \
-                                              SPOOL__TCAT(SPOOL__NP_, N) PAIRS)
+    static inline RTYPE NAME##_spool_impl(                                                         \
+        char *SPOOL_SPAWN_CALL_SYNC_need_a_SPOOL_TASK_body __attribute__((unused))                 \
+            SPOOL__TCAT(SPOOL__NP_, N) PAIRS)
 
 #define SPOOL__TASK(RTYPE, NAME, N, PAIRS)                                                         \
     SPOOL__TASK_DECL(static, RTYPE, NAME, N, SPOOL__TCAT(SPOOL__NT_, N) PAIRS);                    \
@@ -228,8 +229,9 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
         NAME##_spool_impl(spool__top SPOOL__TCAT(SPOOL__TA_, N));                                  \
         SPOOL__TCHECK_SYNCED(spool__top, #NAME);                                                   \
     }                                                                                              \
-    static inline void NAME##_spool_impl(char *spool__task_top __attribute__((unused))             \
-                                             SPOOL__TCAT(SPOOL__NP_, N) PAIRS)
+    static inline void NAME##_spool_impl(                                                          \
+        char *SPOOL_SPAWN_CALL_SYNC_need_a_SPOOL_TASK_body __attribute__((unused))                 \
+            SPOOL__TCAT(SPOOL__NP_, N) PAIRS)
 
 #define SPOOL__VOID_TASK(NAME, N, PAIRS)                                                           \
     SPOOL__VOID_TASK_DECL(static, NAME, N, SPOOL__TCAT(SPOOL__NT_, N) PAIRS);                      \
@@ -241,11 +243,15 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
 #define SPOOL__VOID_TASK_IMPL_P(LINK, NAME, N, PAIRS)                                              \
     SPOOL__VOID_TASK_IMPL(LINK, NAME, N, SPOOL__TCAT(SPOOL__NT_, N) PAIRS, PAIRS)
 
-/* The calls. */
-#define SPOOL__TSPAWN_1(NAME) NAME##_spool_spawn(&spool__task_top)
-#define SPOOL__TSPAWN_M(NAME, ...) NAME##_spool_spawn(&spool__task_top, __VA_ARGS__)
-#define SPOOL__TCALL_1(NAME) NAME##_spool_body(spool__task_top)
-#define SPOOL__TCALL_M(NAME, ...) NAME##_spool_body(spool__task_top, __VA_ARGS__)
+/* The calls.  SPOOL_SPAWN, SPOOL_CALL and SPOOL_SYNC name the task body's
+ * hidden frame parameter, named so that a use outside a task body fails to
+ * compile with an error that says so. */
+#define SPOOL__TSPAWN_1(NAME) NAME##_spool_spawn(&SPOOL_SPAWN_CALL_SYNC_need_a_SPOOL_TASK_body)
+#define SPOOL__TSPAWN_M(NAME, ...)                                                                 \
+    NAME##_spool_spawn(&SPOOL_SPAWN_CALL_SYNC_need_a_SPOOL_TASK_body, __VA_ARGS__)
+#define SPOOL__TCALL_1(NAME) NAME##_spool_body(SPOOL_SPAWN_CALL_SYNC_need_a_SPOOL_TASK_body)
+#define SPOOL__TCALL_M(NAME, ...)                                                                  \
+    NAME##_spool_body(SPOOL_SPAWN_CALL_SYNC_need_a_SPOOL_TASK_body, __VA_ARGS__)
 #define SPOOL__TRUN_1(pool, in, NAME) NAME##_spool_run(pool, in)
 #define SPOOL__TRUN_M(pool, in, NAME, ...) NAME##_spool_run(pool, in, __VA_ARGS__)
 
@@ -405,7 +411,7 @@ SPOOL_API void spool__typed_run_v3(spool_pool_t *pool, int in, spool_fn fn, void
  * comment). */
 #define SPOOL_SPAWN(...) SPOOL__TCAT(SPOOL__TSPAWN_, SPOOL__TOM(__VA_ARGS__))(__VA_ARGS__)
 #define SPOOL_CALL(...) SPOOL__TCAT(SPOOL__TCALL_, SPOOL__TOM(__VA_ARGS__))(__VA_ARGS__)
-#define SPOOL_SYNC(NAME) NAME##_spool_sync(&spool__task_top)
+#define SPOOL_SYNC(NAME) NAME##_spool_sync(&SPOOL_SPAWN_CALL_SYNC_need_a_SPOOL_TASK_body)
 
 /* Running a task from any code (see the opening comment). */
 #define SPOOL_RUN(...)                                                                             \

@@ -111,4 +111,12 @@ for f in hpp loop task; do
     done
   done
 done
+# SPOOL_SPAWN outside a task body: the compiler's error says what is wrong.
+printf '#include <spool_typed.h>\nSPOOL_TASK_1(int, f, int, n) { return n; }\nint main(void) { SPOOL_SPAWN(f, 1); return SPOOL_SYNC(f); }\n' >"$tmp/typed.c"
+if gcc -std=c11 -I "$src/include" -c "$tmp/typed.c" -o "$tmp/typed.o" 2>"$tmp/typed.err"; then
+  echo "header_modes: SPOOL_SPAWN outside a task body compiled" >&2
+  exit 1
+fi
+grep -q "SPOOL_SPAWN_CALL_SYNC_need_a_SPOOL_TASK_body" "$tmp/typed.err" ||
+  { cat "$tmp/typed.err" >&2; echo "header_modes: SPOOL_SPAWN outside a task body: the error does not say so" >&2; exit 1; }
 echo "header_modes: spool.h and spool.hpp clean in $checked compiler/standard pairs"
