@@ -88,20 +88,31 @@ case "${1:-}" in
   --quick) mode=quick; shift ;;
 esac
 # The checked sources, per client: the client, every file of the model and
-# of the library it includes, the script that makes mutants, and its
-# check below (its quick bound, its mutants) with each of its mutants'
-# entries in model/genmc/mutants.  model/genmc/full.sha256 holds one line
+# of the library it includes (without comments), the script that makes
+# mutants, and its check below (its quick bound, its mutants) with each of
+# its mutants' entries in model/genmc/mutants.  model/genmc/full.sha256 holds one line
 # per client, "HASH CLIENT", written by a run that passed with the client
 # at its full bounds; a client whose sources changed since runs at its
 # full bounds (a client with no quick bound runs at them anyway, so only
 # the four with one ever cost minutes more).
+# C files without their comments: a comment that changes changes no
+# execution (a mutant whose text to replace is gone fails in every run).
+strip_comments() {
+  python3 -c '
+import re, sys
+for path in sys.argv[1:]:
+    text = open(path, encoding="utf-8").read()
+    sys.stdout.write(re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S))
+' "$@"
+}
 client_hash() { # $1: client
   local deps stanza m
   deps=$(cd "$root" && cc -MM -I src -I include -I . -D_GNU_SOURCE "model/genmc/$1" 2>/dev/null |
            tr ' \\' '\n\n' | grep -E '^(src|include|omp|model)/' | sort -u)
   stanza=$(awk -v c="$1" '$1 == "check" && $2 == c {on = 1} on && NF == 0 {exit} on' "$here/check.sh")
   # shellcheck disable=SC2086
-  (cd "$root" && { cat $deps model/genmc/mutate.sh
+  (cd "$root" && { strip_comments $deps
+                   cat model/genmc/mutate.sh
                    echo "$stanza"
                    for m in $(tr -d '\\' <<<"$stanza"); do
                      m=${m#*:}
