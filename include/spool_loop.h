@@ -54,7 +54,9 @@ typedef struct spool_for_opts {
 } spool_for_opts_t;
 
 /* Split at the middle while both halves keep min_len iterations, the same
- * parts on every run and at every thread count (max_len is not used). */
+ * parts on every run and at every thread count (max_len is not used).
+ * With min_len 0 or 1, min_len is the range's length / 1024 (at least 1),
+ * so that a long range is not one call per iteration. */
 #define SPOOL_FOR_FIXED 1u
 
 /*
@@ -68,8 +70,8 @@ typedef struct spool_for_opts {
  * does everything if the global pool cannot be started.  Loops nest freely
  * (in bodies, joins, scopes, broadcasts).
  * Threads: any.
- * Returns: nothing.  A NULL body prints one line naming spool_for to stderr
- * and aborts.
+ * Returns: nothing.  A NULL body, or bits of opts->flags other than
+ * SPOOL_FOR_FIXED, print one line naming spool_for to stderr and abort.
  */
 SPOOL_API void spool_for(size_t begin, size_t end, const spool_for_opts_t *opts,
                          spool_range_fn body, void *ctx);
@@ -106,9 +108,9 @@ typedef struct spool_reducer {
  * count.  Accumulators live on the stack: no heap allocation.  Where it runs
  * as spool_for.
  * Threads: any.
- * Returns: nothing.  A NULL reducer, function or result, or a size of 0 or
- * above SPOOL_REDUCE_MAX_SIZE prints one line naming spool_reduce to stderr
- * and aborts.
+ * Returns: nothing.  A NULL reducer, function or result, a size of 0 or
+ * above SPOOL_REDUCE_MAX_SIZE, or bits of opts->flags other than
+ * SPOOL_FOR_FIXED print one line naming spool_reduce to stderr and abort.
  */
 SPOOL_API void spool_reduce(size_t begin, size_t end, const spool_for_opts_t *opts,
                             const spool_reducer_t *reducer, void *ctx, void *result);
@@ -128,8 +130,8 @@ typedef size_t (*spool_find_fn)(void *ctx, size_t begin, size_t end);
  * begin >= end returns end with no call.  Where it runs as spool_for.
  * Threads: any.
  * Returns: the index.  A NULL find prints one line naming spool_find_first
- * to stderr and aborts; so does a find that returns an index outside
- * [b, e].
+ * to stderr and aborts; so do a find that returns an index outside [b, e]
+ * and bits of opts->flags other than SPOOL_FOR_FIXED.
  */
 SPOOL_API size_t spool_find_first(size_t begin, size_t end, const spool_for_opts_t *opts,
                                   spool_find_fn find, void *ctx);

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 
 #include <cmocka.h>
@@ -403,9 +404,34 @@ static void reduce_size_too_big(void)
     spool_reduce(0, 10, NULL, &r, NULL, d);
 }
 
+static void nop_body(void *ctx, size_t begin, size_t end)
+{
+    (void)ctx, (void)begin, (void)end;
+}
+
+static void for_unknown_flags(void)
+{
+    spool_for_opts_t o = {0, 0, SPOOL_FOR_FIXED | 4u};
+    spool_for(0, 10, &o, nop_body, NULL);
+}
+
+static size_t find_none(void *ctx, size_t begin, size_t end)
+{
+    (void)ctx, (void)begin;
+    return end;
+}
+
+static void find_unknown_flags(void)
+{
+    spool_for_opts_t o = {0, 0, 2u};
+    (void)spool_find_first(0, 10, &o, find_none, NULL);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
+    assert_int_equal(test_expect_abort(for_unknown_flags, "spool_for: opts->flags has bits"), 0);
+    assert_int_equal(test_expect_abort(find_unknown_flags, "spool_find_first: opts->flags"), 0);
     assert_int_equal(test_expect_abort(for_null_body, "spool_for"), 0);
     assert_int_equal(test_expect_abort(reduce_null_reducer, "spool_reduce"), 0);
     assert_int_equal(test_expect_abort(reduce_null_result, "spool_reduce"), 0);
@@ -414,6 +440,58 @@ static void test_bad_input(void **state)
     assert_int_equal(test_expect_abort(reduce_size_too_big, "spool_reduce"), 0);
     /* An empty range with a NULL body is still a programming error. */
     assert_int_equal(test_expect_abort(for_null_body_empty_range, "NULL body"), 0);
+}
+
+/* ---- the cost of a range: the threads', not the range's length ------------ */
+
+typedef struct tally {
+    atomic_ulong calls, shortest;
+    atomic_ullong covered;
+} tally_t;
+
+static void tally_part(void *ctx, size_t begin, size_t end)
+{
+    tally_t *t = ctx;
+    atomic_fetch_add(&t->calls, 1);
+    atomic_fetch_add(&t->covered, (unsigned long long)(end - begin));
+    unsigned long len = (unsigned long)(end - begin), s = atomic_load(&t->shortest);
+    while (len < s && !atomic_compare_exchange_weak(&t->shortest, &s, len))
+        ;
+}
+
+static void whole_range(void *arg)
+{
+    spool_for(0, SIZE_MAX, NULL, tally_part, arg);
+}
+
+static void fixed_range(void *arg)
+{
+    spool_for_opts_t o = {0, 0, SPOOL_FOR_FIXED};
+    spool_for(0, 1u << 20, &o, tally_part, arg);
+}
+
+/* spool_for(0, SIZE_MAX) with a body that ignores its range's length
+ * finishes in a number of calls that does not grow with the range; and
+ * SPOOL_FOR_FIXED without min_len makes parts of len / 1024, not one call
+ * per index. */
+static void test_range_cost(void **state)
+{
+    (void)state;
+    for (unsigned s = 0; s < NUM_POOL_SIZES; s++) {
+        spool_pool_t *pool = test_pool(pool_sizes[s]);
+        tally_t t = {0};
+        atomic_init(&t.shortest, ULONG_MAX);
+        run_in(pool, whole_range, &t);
+        assert_true(atomic_load(&t.covered) == (unsigned long long)SIZE_MAX);
+        assert_true(atomic_load(&t.calls) < 100000);
+        tally_t f = {0};
+        atomic_init(&f.shortest, ULONG_MAX);
+        run_in(pool, fixed_range, &f);
+        assert_true(atomic_load(&f.covered) == 1u << 20);
+        assert_true(atomic_load(&f.calls) <= 1024);
+        assert_true(atomic_load(&f.shortest) >= (1u << 20) / 1024);
+        assert_int_equal(spool_pool_destroy(pool), 0);
+    }
 }
 
 /* ---- idle after a loop ------------------------------------------------------ */
@@ -568,6 +646,7 @@ int main(void)
         cmocka_unit_test(test_short_range_runs_on_caller),
         cmocka_unit_test(test_nested_loops_in_scopes),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_range_cost),
         cmocka_unit_test(test_idle_cpu_after_loop),
         cmocka_unit_test(test_coarse_leaves_run_side_by_side),
         cmocka_unit_test(test_uneven_leaf_is_split_on_demand),

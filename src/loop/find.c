@@ -117,6 +117,9 @@ static size_t search(size_t begin, size_t end, const spool_for_opts_t *opts, spo
      * most max(max_len, 2 min_len - 1)); the first round's pieces about
      * 1/1024 (at least min_len), in rounds that stop short of the full
      * length and take at most half the range. */
+    if (SPOOL__UNLIKELY(opts != NULL && (opts->flags & ~SPOOL_FOR_FIXED) != 0))
+        spool__abort(first ? "spool_find_first: opts->flags has bits other than SPOOL_FOR_FIXED"
+                           : "spool_find_any: opts->flags has bits other than SPOOL_FOR_FIXED");
     size_t lo = opts != NULL && opts->min_len > 1 ? opts->min_len : 1;
     size_t len = end - begin, threads = spool_current_num_threads();
     if (threads == 0)

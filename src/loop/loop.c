@@ -183,7 +183,8 @@ static void leaf(const part_t *p)
     uint64_t t = spool__ticks();
     call(p, b, b + step);
     b += step;
-    uint64_t pace = ((spool__ticks() - t) << PACE_SHIFT) / step + 1;
+    uint64_t took = spool__ticks() - t;
+    uint64_t pace = (took << PACE_SHIFT) / step + 1;
     /* The loop's pace is the slowest any leaf has seen, so that a cheap
      * start does not stop the splitting of the rest. */
     if (pace > atomic_load_explicit(&l->pace, memory_order_relaxed))
@@ -196,11 +197,15 @@ static void leaf(const part_t *p)
         call(p, b, p->end);
         return;
     }
-    /* Pieces of about tuning.leaf_long at the pace (at most len /
-     * LEAF_PIECES, at least min_len): a demand waits for one of them. */
-    uint64_t paced = (spool__tuning.leaf_long << PACE_SHIFT) / pace;
-    if (paced < step)
-        step = paced > l->min ? (size_t)paced : l->min;
+    /* Pieces of about tuning.leaf_long at the first piece's own pace (at
+     * most len / LEAF_PIECES, at least min_len): a demand waits for one of
+     * them.  From the first piece's time and length, not from pace, whose
+     * fixed point floors a body far faster than a tick per iteration (one
+     * that ignores its range's length): the number of pieces follows the
+     * time, never the range alone. */
+    double paced = (double)step * (double)spool__tuning.leaf_long / (double)(took ? took : 1);
+    if (paced < (double)step)
+        step = paced > (double)l->min ? (size_t)paced : l->min;
     for (;;) {
         rest = p->end - b;
         if (rest < step + l->min) {
@@ -393,16 +398,25 @@ static void run_loop(loop_t *l, size_t begin, size_t end, void *acc)
     run_root(&root); /* no pool: every join runs both halves here */
 }
 
-static void loop_init(loop_t *l, const spool_for_opts_t *opts, void *ctx)
+/* SPOOL_FOR_FIXED with no min_len: parts of about len / FIXED_PARTS (a
+ * function of the range alone, the same at every thread count), not one
+ * call per iteration. */
+#define FIXED_PARTS 1024u
+
+static void loop_init(loop_t *l, const spool_for_opts_t *opts, void *ctx, size_t len,
+                      const char *unknown_flags)
 {
-    static const spool_for_opts_t defaults;
-    if (opts == NULL)
-        opts = &defaults;
-    *l = (loop_t){.min = opts->min_len > 1 ? opts->min_len : 1,
-                  .max = opts->max_len,
-                  .threads = 1,
-                  .fixed = (opts->flags & SPOOL_FOR_FIXED) != 0,
-                  .ctx = ctx};
+    if (opts == NULL) {
+        *l = (loop_t){.min = 1, .threads = 1, .ctx = ctx};
+    } else {
+        if (SPOOL__UNLIKELY((opts->flags & ~SPOOL_FOR_FIXED) != 0))
+            spool__abort(unknown_flags);
+        bool fixed = opts->flags != 0;
+        size_t min = opts->min_len > 1 ? opts->min_len : 1;
+        if (fixed && opts->min_len <= 1 && len / FIXED_PARTS > 1)
+            min = len / FIXED_PARTS;
+        *l = (loop_t){.min = min, .max = opts->max_len, .threads = 1, .fixed = fixed, .ctx = ctx};
+    }
     atomic_init(&l->pace, 0);
     atomic_init(&l->pace_min, 0);
 }
@@ -412,10 +426,11 @@ void spool_for(size_t begin, size_t end, const spool_for_opts_t *opts, spool_ran
 {
     if (SPOOL__UNLIKELY(body == NULL))
         spool__abort("spool_for: NULL body");
+    loop_t l;
+    loop_init(&l, opts, ctx, end - begin,
+              "spool_for: opts->flags has bits other than SPOOL_FOR_FIXED");
     if (begin >= end)
         return;
-    loop_t l;
-    loop_init(&l, opts, ctx);
     l.body = body;
     run_loop(&l, begin, end, NULL);
 }
@@ -429,7 +444,8 @@ void spool_reduce(size_t begin, size_t end, const spool_for_opts_t *opts,
     if (SPOOL__UNLIKELY(reducer->size == 0 || reducer->size > SPOOL_REDUCE_MAX_SIZE))
         spool__abort("spool_reduce: accumulator size 0 or above SPOOL_REDUCE_MAX_SIZE");
     loop_t l;
-    loop_init(&l, opts, ctx);
+    loop_init(&l, opts, ctx, end - begin,
+              "spool_reduce: opts->flags has bits other than SPOOL_FOR_FIXED");
     l.reducer = reducer;
     if (begin >= end) {
         reducer->identity(ctx, result);
