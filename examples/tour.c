@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now(void)
 {
@@ -20,6 +22,51 @@ static double now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+/* ---- a busy machine --------------------------------------------------------
+ * A speed-up is only as good as the CPUs were free: each row also says how
+ * much of the machine other processes (or, in a VM, its host) took while it
+ * ran, from /proc/stat's busy time less this process's own CPU time. */
+
+typedef struct sample {
+    double wall, busy, own; /* seconds; busy < 0: not known here */
+} sample_t;
+
+static sample_t sample(void)
+{
+    sample_t s = {now(), -1, 0};
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        s.own = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+                (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+    FILE *f = fopen("/proc/stat", "r");
+    if (f == NULL)
+        return s;
+    unsigned long long v[8] = {0};
+    if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+               &v[5], &v[6], &v[7]) == 8) {
+        long hz = sysconf(_SC_CLK_TCK);
+        /* user, nice, system, irq, softirq, steal: all but idle and iowait */
+        s.busy = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)(hz > 0 ? hz : 100);
+    }
+    fclose(f);
+    return s;
+}
+
+/* The share of the machine's CPUs other processes took from start until
+ * now (-1 if not known). */
+static double others_share(sample_t start)
+{
+    sample_t end = sample();
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    double wall = end.wall - start.wall;
+    if (start.busy < 0 || end.busy < 0 || wall <= 0 || cpus <= 0)
+        return -1;
+    double others = (end.busy - start.busy) - (end.own - start.own);
+    return others > 0 ? others / (wall * (double)cpus) : 0;
+}
+
+static int busy_rows; /* rows whose machine was busy */
 
 /* ---- 1. merge sort: halves sorted in parallel, a sequential cut-off ---- */
 
@@ -219,10 +266,17 @@ static void sort_reset(void *arg)
 
 static int ok = 1;
 
-static void row(const char *name, double seq, double one, double all, unsigned threads)
+/* A kernel's row; busy: the share of the machine others took meanwhile. */
+static void row(const char *name, double seq, double one, double all, unsigned threads,
+                double busy)
 {
-    printf("%-30s %9.3f %9.3f %9.3f   %5.2fx on %u threads\n", name, seq, one, all, seq / all,
+    printf("%-30s %9.3f %9.3f %9.3f   %5.2fx on %u threads", name, seq, one, all, seq / all,
            threads);
+    if (busy >= 0.10) {
+        printf("  (busy machine: others took %.0f%% of its CPUs)", busy * 100);
+        busy_rows++;
+    }
+    printf("\n");
 }
 
 static void check(int good, const char *what)
@@ -260,6 +314,7 @@ int main(int argc, char **argv)
         sort_input[i] = (uint32_t)x;
     }
     sort_task_t seq_sort = {a, tmp, sort_n, 0}, par_sort = {a, tmp, sort_n, 1};
+    sample_t t0 = sample();
     double s_seq = time_in(NULL, sort_run, &seq_sort, sort_reset);
     double s_one = time_in(one, sort_run, &par_sort, sort_reset);
     double s_all = time_in(all, sort_run, &par_sort, sort_reset);
@@ -272,11 +327,12 @@ int main(int argc, char **argv)
     snprintf(label, sizeof label, "merge sort, %zuM ints", sort_n / 1000000 ? sort_n / 1000000 : 1);
     if (quick)
         snprintf(label, sizeof label, "merge sort, %zu ints", sort_n);
-    row(label, s_seq, s_one, s_all, threads);
+    row(label, s_seq, s_one, s_all, threads, others_share(t0));
 
     /* 2. fib with a cut-off */
     int fn = quick ? 27 : 36;
     fib_task_t f = {fn, 0};
+    t0 = sample();
     double f_seq = time_in(NULL, fib_plain, &f, NULL);
     long want = f.result;
     double f_one = time_in(one, fib_par, &f, NULL);
@@ -284,7 +340,7 @@ int main(int argc, char **argv)
     double f_all = time_in(all, fib_par, &f, NULL);
     check(f.result == want, "fib");
     snprintf(label, sizeof label, "fib(%d), joins above %d", fn, FIB_CUTOFF);
-    row(label, f_seq, f_one, f_all, threads);
+    row(label, f_seq, f_one, f_all, threads, others_share(t0));
 
     /* 3. Mandelbrot */
     image_t im = {quick ? 64 : 512, quick ? 128 : 1024, NULL};
@@ -292,6 +348,7 @@ int main(int argc, char **argv)
     long *seq_counts = calloc((size_t)im.rows, sizeof *seq_counts);
     if (im.counts == NULL || seq_counts == NULL)
         return 1;
+    t0 = sample();
     double m_seq = time_in(NULL, mandel_plain, &im, NULL);
     memcpy(seq_counts, im.counts, (size_t)im.rows * sizeof *seq_counts);
     memset(im.counts, 0, (size_t)im.rows * sizeof *im.counts);
@@ -299,7 +356,10 @@ int main(int argc, char **argv)
     double m_all = time_in(all, mandel_par, &im, NULL);
     check(memcmp(im.counts, seq_counts, (size_t)im.rows * sizeof *seq_counts) == 0, "mandelbrot");
     snprintf(label, sizeof label, "Mandelbrot %ldx%ld, spool_for", im.cols, im.rows);
-    row(label, m_seq, m_one, m_all, threads);
+    row(label, m_seq, m_one, m_all, threads, others_share(t0));
+    if (busy_rows > 0)
+        printf("(other processes, or the VM's host, took CPUs while the marked rows ran: "
+               "their speed-ups are low by up to that share)\n");
 
     /* Overheads: what spool costs where there is no work to share. */
     int fo = quick ? 20 : 27;
