@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Writes the manual pages of spool's functions from the doc comments of
 # include/spool.h and the headers it includes, so that they cannot drift
 # from the headers: one page per comment that begins "name: ..." or
@@ -6,13 +6,67 @@
 # declared under it gets a .so link), with NAME,
 # SYNOPSIS (the declarations), DESCRIPTION, THREADS and RETURN VALUE; then
 # spool.3, the overview, from man/spool.3.in with the list of pages added.
+# A HEADER written PAGE=PATH is a header of macros or inline functions
+# (spool_typed.h, spool_inline.h, spool.hpp): its page PAGE is the header's
+# opening comment, and every public name it defines (a SPOOL_ macro, a
+# spool_ function or type) gets a .so link to it.  Pages go in OUTDIR/man3,
+# so that MANPATH=OUTDIR finds them and their .so links resolve.
 # Usage: man/gen-man.sh SPOOL_3_IN OUTDIR VERSION HEADER...
 set -eu
 overview=$1
-out=$2
+out=$2/man3
 version=$3
 shift 3
 mkdir -p "$out"
+: > "$out/pages.txt"
+plain=()
+for h in "$@"; do
+  case "$h" in
+    *=*) ;;
+    *) plain+=("$h"); continue ;;
+  esac
+  page=${h%%=*}
+  path=${h#*=}
+  file=$(basename "$path")
+  {
+    echo ".TH $(echo "$page" | tr a-z A-Z) 3 \"\" \"spool $version\" \"spool manual\""
+    echo ".SH NAME"
+    # The comment's first paragraph: "name.h: what it is".
+    awk -v page="$page" 'NR == 1 { next }
+         /^ \*$/ || /^ \*\/$/ { exit }
+         { l = $0; sub(/^ \* ?/, "", l); if (NR == 2) sub(/^[^:]*: */, "", l); t = t (t == "" ? "" : " ") l }
+         END { print page " \\- " t }' "$path"
+    echo ".SH SYNOPSIS"
+    echo ".nf"
+    echo ".B #include <$file>"
+    echo ".fi"
+    echo ".SH DESCRIPTION"
+    echo ".nf"
+    # The rest of the opening comment, as it is written (no fill).
+    awk 'NR > 1 && !body && (/^ \*$/ || /^ \*\/$/) { body = 1; next }
+         !body { next }
+         /^ \*\/$/ { exit }
+         {
+             l = $0; sub(/^ \* ?/, "", l); gsub(/\\/, "\\e", l)
+             if (l ~ /^[.\047]/) l = "\\&" l
+             print l
+         }' "$path"
+    echo ".fi"
+    echo ".SH SEE ALSO"
+    echo ".BR spool (3)"
+  } > "$out/$page.3"
+  echo "$page" >> "$out/pages.txt"
+  names=$(grep -oE '^#define SPOOL_[A-Z][A-Z0-9_]*' "$path" | sed 's/^#define //' | grep -v '_H$\|_HPP$' || true)
+  names="$names $(grep -oE '^(static inline|SPOOL__INLINE)[^(]* (spool_[a-z_]+)\(' "$path" |
+                  grep -oE 'spool_[a-z_]+\($' | tr -d '(' | sort -u || true)"
+  names="$names $(grep -oE '^} (spool_[a-z_]+_t);' "$path" | grep -oE 'spool_[a-z_]+_t' || true)"
+  for name in $names; do
+    [ "$name" = "$page" ] && continue
+    echo ".so man3/$page.3" > "$out/$name.3"
+    echo "$name" >> "$out/pages.txt"
+  done
+done
+set -- ${plain[@]+"${plain[@]}"}
 awk -v out="$out" -v version="$version" '
 function roff(s) {            # escape one line of text for roff
     gsub(/\\/, "\\e", s)
