@@ -394,18 +394,8 @@ static void run_stub(spool__omp_thread_t *thr, spool__omp_tnode_t *parent, bool 
                      void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long size,
                      long align, void (*first)(void *copy, void *arg), void *first_arg)
 {
-    spool__omp_tnode_t stub;
-    stub.base.icv = thr->task->icv;
-    stub.base.node = true;
-    stub.parent = parent;
-    stub.team = thr->ts.team;
-    stub.group = parent->taskgroup != NULL ? parent->taskgroup : parent->group;
-    stub.taskgroup = NULL;
-    stub.root = stub.deferred = stub.holds_parent = false;
-    stub.final = final;
-    stub.lazy = true;
-    stub.heap = NULL;
     if (cpyfn != NULL || first != NULL) {
+        /* On this frame, which outlives the task's run below. */
         char *copy = __builtin_alloca((size_t)size + (size_t)align);
         void *at = (void *)(((uintptr_t)copy + (uintptr_t)align - 1) & ~((uintptr_t)align - 1));
         if (cpyfn != NULL)
@@ -416,13 +406,7 @@ static void run_stub(spool__omp_thread_t *thr, spool__omp_tnode_t *parent, bool 
             first(at, first_arg);
         data = at;
     }
-    spool__omp_task_t *saved = thr->task;
-    thr->task = &stub.base;
-    if (!skipped(&stub))
-        fn(data);
-    thr->task = saved;
-    if (stub.heap != NULL)
-        heap_end(thr, stub.heap);
+    run_included(thr, parent, final, fn, data);
 }
 
 void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),

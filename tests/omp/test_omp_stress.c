@@ -63,22 +63,28 @@ static void *spool_user(void *p)
     return NULL;
 }
 
-static void test_many_threads_many_regions(void **state)
+/* APP_THREADS application threads running user, and one running spool
+ * loops, rounds each; every round's result is checked. */
+static void run_apps(void *(*user)(void *), unsigned long rounds)
 {
-    (void)state;
-    unsigned long rounds = test_iters("SPOOL_TEST_OMP_STRESS_ROUNDS", 20000);
     app_t apps[APP_THREADS + 1];
     for (int i = 0; i <= APP_THREADS; i++) {
         apps[i] = (app_t){.rounds = rounds, .id = i};
         atomic_init(&apps[i].bad, 0);
-        assert_int_equal(pthread_create(&apps[i].thread, NULL, i < APP_THREADS ? omp_user : spool_user,
-                                        &apps[i]),
-                         0);
+        assert_int_equal(
+            pthread_create(&apps[i].thread, NULL, i < APP_THREADS ? user : spool_user, &apps[i]),
+            0);
     }
     for (int i = 0; i <= APP_THREADS; i++) {
         pthread_join(apps[i].thread, NULL);
         assert_int_equal(atomic_load(&apps[i].bad), 0);
     }
+}
+
+static void test_many_threads_many_regions(void **state)
+{
+    (void)state;
+    run_apps(omp_user, test_iters("SPOOL_TEST_OMP_STRESS_ROUNDS", 20000));
 }
 
 /* One round of the task mix, of kind k, in a team of nt threads: false if
@@ -177,19 +183,7 @@ static void *task_user(void *p)
 static void test_tasks_from_many_threads(void **state)
 {
     (void)state;
-    unsigned long rounds = test_iters("SPOOL_TEST_OMP_TASK_ROUNDS", 3000);
-    app_t apps[APP_THREADS + 1];
-    for (int i = 0; i <= APP_THREADS; i++) {
-        apps[i] = (app_t){.rounds = rounds, .id = i};
-        atomic_init(&apps[i].bad, 0);
-        assert_int_equal(pthread_create(&apps[i].thread, NULL,
-                                        i < APP_THREADS ? task_user : spool_user, &apps[i]),
-                         0);
-    }
-    for (int i = 0; i <= APP_THREADS; i++) {
-        pthread_join(apps[i].thread, NULL);
-        assert_int_equal(atomic_load(&apps[i].bad), 0);
-    }
+    run_apps(task_user, test_iters("SPOOL_TEST_OMP_TASK_ROUNDS", 3000));
 }
 
 int main(void)
