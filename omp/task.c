@@ -164,14 +164,8 @@ void spool__omp_node_init(spool__omp_tnode_t *n, spool__omp_tnode_t *parent,
 static _Thread_local spool__omp_tnode_t initial_node __attribute__((tls_model("initial-exec")));
 static _Thread_local bool initial_ready __attribute__((tls_model("initial-exec")));
 
-static inline __attribute__((always_inline)) spool__omp_tnode_t *
-current_any(spool__omp_thread_t *thr)
+spool__omp_tnode_t *spool__omp_task_current_root(spool__omp_thread_t *thr)
 {
-    if (__builtin_expect(thr->task->node, 1)) {
-        /* An explicit task's node or stub, or a root's (a target region's). */
-        spool__omp_tnode_t *n = (spool__omp_tnode_t *)(void *)thr->task;
-        return n->lazy && n->heap != NULL ? n->heap : n;
-    }
     spool__omp_team_t *team = thr->ts.team;
     if (team != NULL && thr->task == &team->members[thr->ts.id].task)
         return &team->tasking->implicit[thr->ts.id];
@@ -184,11 +178,6 @@ current_any(spool__omp_thread_t *thr)
         return &initial_node;
     }
     spool__omp_fatal("a task without a node");
-}
-
-spool__omp_tnode_t *spool__omp_task_current_any(spool__omp_thread_t *thr)
-{
-    return current_any(thr);
 }
 
 /* The node of an included task's stub (and of each stub above it): made
@@ -505,7 +494,7 @@ SPOOL_OMP_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void 
                              (flags & (SPOOL_OMP_TASK_DEPEND | SPOOL_OMP_TASK_DETACH)) == 0,
                          1)) {
         spool__omp_thread_t *thr = spool__omp_thread();
-        spool__omp_tnode_t *parent = current_any(thr);
+        spool__omp_tnode_t *parent = spool__omp_task_current_any(thr);
         spool__omp_team_t *team = thr->ts.team;
         bool final = parent->final || (flags & SPOOL_OMP_TASK_FINAL);
         if (!if_clause || final || team == NULL || team->nthreads == 1 ||

@@ -104,9 +104,22 @@ void spool__omp_task_region_end(spool__omp_thread_t *thr);
 
 /* The calling thread's current task's node (made if it was a stub). */
 spool__omp_tnode_t *spool__omp_task_current(spool__omp_thread_t *thr);
+/* The calling thread's current task when it is an implicit or initial
+ * task (its node is its team's, or the thread's). */
+spool__omp_tnode_t *spool__omp_task_current_root(spool__omp_thread_t *thr);
+
 /* The calling thread's current task: its node, or its stub if it has none
  * (base, parent, team, group, taskgroup, final and lazy are valid). */
-spool__omp_tnode_t *spool__omp_task_current_any(spool__omp_thread_t *thr);
+static inline __attribute__((always_inline)) spool__omp_tnode_t *
+spool__omp_task_current_any(spool__omp_thread_t *thr)
+{
+    if (__builtin_expect(thr->task->node, 1)) {
+        /* An explicit task's node or stub, or a root's (a target region's). */
+        spool__omp_tnode_t *n = (spool__omp_tnode_t *)(void *)thr->task;
+        return n->lazy && n->heap != NULL ? n->heap : n;
+    }
+    return spool__omp_task_current_root(thr);
+}
 /* A root task (a target region's initial task): set up, and ended (its
  * tasks complete). */
 void spool__omp_task_root_init(spool__omp_tnode_t *node, const spool__omp_icv_t *icv);
