@@ -450,7 +450,11 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
     }
     if (detached) {
         atomic_init(&n->detach, 2);
-        *(omp_event_handle_t *)detach = (omp_event_handle_t)(uintptr_t)n;
+        /* The handle goes in the event variable and, as gcc reads it in
+         * the task's body, in the first word of the task's block. */
+        omp_event_handle_t handle = (omp_event_handle_t)(uintptr_t)n;
+        *(omp_event_handle_t *)detach = handle;
+        *(omp_event_handle_t *)n->data = handle;
     }
     /* Outside any region a detached task runs at once, and completes when
      * its event is fulfilled: a child its parent's taskwait waits for. */

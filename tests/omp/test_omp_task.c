@@ -418,6 +418,41 @@ static void test_detach(void **state)
     }
 }
 
+/* A detached task's body sees its own event and hands it on (as to an
+ * asynchronous I/O's signal): fulfilled by another thread, undeferred
+ * (if(0): the encountering task waits for it) and deferred. */
+static void *fulfill_later(void *arg)
+{
+    test_sleep_ms(2);
+    omp_fulfill_event((omp_event_handle_t)(uintptr_t)arg);
+    return NULL;
+}
+
+static void test_detach_event_in_body(void **state)
+{
+    (void)state;
+    for (int rep = 0; rep < 10; rep++) {
+        atomic_int done = 0;
+        pthread_t helper[2];
+#pragma omp parallel num_threads(2)
+#pragma omp single
+        {
+            omp_event_handle_t ev;
+#pragma omp task detach(ev) if (0) shared(helper)
+            assert_int_equal(pthread_create(&helper[0], NULL, fulfill_later, (void *)(uintptr_t)ev), 0);
+            /* Undeferred: complete (fulfilled) before the construct ends. */
+            atomic_store(&done, 1);
+            omp_event_handle_t ev2;
+#pragma omp task detach(ev2) shared(helper)
+            assert_int_equal(pthread_create(&helper[1], NULL, fulfill_later, (void *)(uintptr_t)ev2), 0);
+        }
+        /* The region's end waited for the second event. */
+        assert_int_equal(atomic_load(&done), 1);
+        pthread_join(helper[0], NULL);
+        pthread_join(helper[1], NULL);
+    }
+}
+
 /* Outside any region: a detached task completes when its event is
  * fulfilled later by the same thread; taskwait waits for that. */
 static void test_detach_outside(void **state)
@@ -606,6 +641,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_firstprivate),
         cmocka_unit_test(test_taskloop),
         cmocka_unit_test(test_detach),
+        cmocka_unit_test(test_detach_event_in_body),
         cmocka_unit_test(test_detach_outside),
         cmocka_unit_test(test_cancel_taskgroup),
         cmocka_unit_test(test_priority),
