@@ -2,6 +2,7 @@
  * logical iteration space. */
 #include "gomp_abi.h"
 #include "omp_impl.h"
+#include "task.h"
 
 typedef unsigned long long u64;
 
@@ -14,11 +15,15 @@ static unsigned team_size(const spool__omp_thread_t *thr)
 static void loop_enter(spool__omp_thread_t *thr, u64 start, u64 end, u64 incr, u64 n, long sched,
                        u64 chunk, bool ordered, uintptr_t *reductions, void **mem)
 {
-    if (reductions != NULL)
-        spool__omp_fatal("GOMP_loop_start: task reductions on a loop are not implemented");
     thr->ts.static_trip = 0;
     thr->ts.ticket = -1;
-    if (spool__omp_ws_enter(thr)) {
+    /* reduction(task, ...): a taskgroup of the thread's own around it. */
+    if (reductions != NULL)
+        GOMP_taskgroup_start();
+    bool first = spool__omp_ws_enter(thr);
+    if (reductions != NULL)
+        spool__omp_ws_task_reductions(thr, reductions, first);
+    if (first) {
         spool__omp_ws_t *ws = thr->ts.ws;
         int kind = spool__omp_sched_resolve((int)sched, &chunk);
         spool__omp_loop_init(ws, start, end, incr, n, kind, chunk, team_size(thr));

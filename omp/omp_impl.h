@@ -109,6 +109,9 @@ typedef struct spool__omp_ws {
     SPOOL_OMP_ALIGNED _Atomic unsigned long long turn;
     /* single copyprivate: the executing thread's data. */
     void *copyprivate;
+    /* reduction(task, ...) on the construct: the first thread's array,
+     * whose chunks the others share (task_reduce.c). */
+    uintptr_t *task_reductions;
     /* GOMP_loop_start's and GOMP_sections2_start's mem: zeroed memory
      * shared by the team for the construct. */
     void *mem;

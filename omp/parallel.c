@@ -24,16 +24,6 @@ SPOOL_OMP_API void GOMP_parallel_end(void)
     spool__omp_team_end();
 }
 
-SPOOL_OMP_API unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data,
-                                                unsigned num_threads, unsigned flags)
-{
-    (void)fn;
-    (void)data;
-    (void)num_threads;
-    (void)flags;
-    spool__omp_fatal("GOMP_parallel_reductions (task reductions on parallel) is not implemented");
-}
-
 SPOOL_OMP_API void GOMP_barrier(void)
 {
     spool__omp_thread_t *thr = spool__omp_thread();

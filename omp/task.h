@@ -38,6 +38,8 @@ typedef struct spool__omp_tgroup {
     _Atomic unsigned long count;
     _Atomic bool cancelled;
     struct spool__omp_tgroup *prev; /* the enclosing one of the same task */
+    /* Its task reductions and the enclosing ones (task_reduce.c), or NULL. */
+    uintptr_t *reductions;
 } spool__omp_tgroup_t;
 
 struct spool__omp_tnode {
@@ -90,6 +92,8 @@ typedef struct spool__omp_tasking {
     /* Threads whose implicit task has returned (the region's end). */
     SPOOL_OMP_ALIGNED _Atomic unsigned ended;
     _Atomic bool used;               /* a task was deferred in the region */
+    /* reduction(task, ...) on the region: its implicit tasks' group. */
+    spool__omp_tgroup_t *reduction_group;
 } spool__omp_tasking_t;
 
 /* ---- task.c ---------------------------------------------------------------- */
@@ -165,6 +169,17 @@ void spool__omp_deps_free(struct spool__omp_deps *deps);
 bool spool__omp_taskgroup_cancel(spool__omp_thread_t *thr);
 /* Whether that taskgroup is cancelled (a cancellation point). */
 bool spool__omp_taskgroup_cancelled(spool__omp_thread_t *thr);
+
+/* ---- task_reduce.c ------------------------------------------------------------ */
+
+/* A team about to start (its size final, no member running yet): gives it
+ * the task reductions of the GOMP_parallel_reductions that starts it. */
+void spool__omp_reductions_team(spool__omp_team_t *team);
+/* reduction(task, ...) on a worksharing construct the calling thread has
+ * entered (a taskgroup of its own already open: GOMP_taskgroup_start): the
+ * first thread registers the items for the team before its construct is
+ * ready, and every other shares its chunks. */
+void spool__omp_ws_task_reductions(spool__omp_thread_t *thr, uintptr_t *reductions, bool first);
 
 /* ---- depend.c ----------------------------------------------------------------- */
 

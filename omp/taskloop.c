@@ -13,6 +13,9 @@ SPOOL_OMP_API void GOMP_taskgroup_start(void)
     atomic_init(&g->count, 0);
     atomic_init(&g->cancelled, false);
     g->prev = cur->taskgroup;
+    /* The enclosing taskgroup's task reductions hold in this one too. */
+    spool__omp_tgroup_t *outer = cur->taskgroup != NULL ? cur->taskgroup : cur->group;
+    g->reductions = outer != NULL ? outer->reductions : NULL;
     cur->taskgroup = g;
 }
 
@@ -75,10 +78,16 @@ static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void 
                      unsigned long long start, unsigned long long end, unsigned long long step,
                      unsigned long long n, bool ull)
 {
-    if (flags & SPOOL_OMP_TASK_REDUCTION)
-        spool__omp_fatal("GOMP_taskloop: taskloop reductions are not implemented");
-    if (n == 0)
+    /* reduction: the block's third word points at gcc's array, registered
+     * on the taskloop's taskgroup; its d[2] at 0 tells gcc nothing was. */
+    bool reduce = (flags & (SPOOL_OMP_TASK_REDUCTION | SPOOL_OMP_TASK_NOGROUP)) ==
+                  SPOOL_OMP_TASK_REDUCTION;
+    uintptr_t *rdata = reduce ? ((uintptr_t **)data)[2] : NULL;
+    if (n == 0) {
+        if (reduce)
+            rdata[2] = 0;
         return;
+    }
     spool__omp_thread_t *thr = spool__omp_thread();
     unsigned long long tasks, each, extra;
     if (flags & SPOOL_OMP_TASK_GRAINSIZE) {
@@ -106,6 +115,8 @@ static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void 
     bool group = !(flags & SPOOL_OMP_TASK_NOGROUP);
     if (group)
         GOMP_taskgroup_start();
+    if (reduce)
+        GOMP_taskgroup_reduction_register(rdata);
     bool if_clause = (flags & SPOOL_OMP_TASK_IF) != 0;
     unsigned task_flags = flags & (SPOOL_OMP_TASK_UNTIED | SPOOL_OMP_TASK_FINAL |
                                    SPOOL_OMP_TASK_MERGEABLE | SPOOL_OMP_TASK_PRIORITY);

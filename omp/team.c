@@ -238,6 +238,7 @@ unsigned spool__omp_team_start(void (*fn)(void *), void *data, unsigned specifie
         atomic_store_explicit(&ws->ready, 1, memory_order_relaxed);
     }
     spool__omp_tasking_start(team);
+    spool__omp_reductions_team(team);
     atomic_store_explicit(&team->join, n - 1, memory_order_relaxed);
     /* Release pairs with the members' acquire loads in member_main. */
     atomic_store_explicit(&team->go, 1, memory_order_release);

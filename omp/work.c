@@ -7,6 +7,7 @@
 
 #include "gomp_abi.h"
 #include "omp_impl.h"
+#include "task.h"
 
 void spool__omp_ws_reset(spool__omp_team_t *team)
 {
@@ -201,10 +202,14 @@ SPOOL_OMP_API unsigned GOMP_sections_start(unsigned count)
 
 SPOOL_OMP_API unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem)
 {
-    if (reductions != NULL)
-        spool__omp_fatal("GOMP_sections2_start: task reductions on sections are not implemented");
     spool__omp_thread_t *thr = spool__omp_thread();
-    if (spool__omp_ws_enter(thr)) {
+    /* reduction(task, ...): a taskgroup of the thread's own around it. */
+    if (reductions != NULL)
+        GOMP_taskgroup_start();
+    bool first = spool__omp_ws_enter(thr);
+    if (reductions != NULL)
+        spool__omp_ws_task_reductions(thr, reductions, first);
+    if (first) {
         sections_init(thr->ts.ws, count, team_size(thr));
         if (mem != NULL)
             spool__omp_ws_mem(thr->ts.ws, (size_t)(uintptr_t)*mem);

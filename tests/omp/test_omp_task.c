@@ -1,6 +1,6 @@
 /* libspool-omp: explicit tasks, taskwait, taskgroup, dependences,
- * taskloop, detach and taskgroup cancellation, each with its result
- * checked.  Counts: SPOOL_TEST_TASKS (the million tasks), SPOOL_TEST_FIB. */
+ * taskloop, task reductions, detach and taskgroup cancellation, each
+ * with its result checked.  Counts: SPOOL_TEST_TASKS (the million tasks), SPOOL_TEST_FIB. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -418,6 +418,84 @@ static void test_detach(void **state)
     }
 }
 
+/* Task reductions: a taskgroup's task_reduction with in_reduction tasks
+ * (+ and *), a taskloop's reduction, reduction(task, ...) on a parallel,
+ * a loop and sections, and a taskgroup's outside any region. */
+static void test_task_reductions(void **state)
+{
+    (void)state;
+    for (int rep = 0; rep < 10; rep++) {
+        long sum = 0;
+        double prod = 1;
+#pragma omp parallel num_threads(4)
+#pragma omp single
+#pragma omp taskgroup task_reduction(+ : sum) task_reduction(* : prod)
+        for (int i = 1; i <= 200; i++) {
+#pragma omp task in_reduction(+ : sum) in_reduction(* : prod) firstprivate(i)
+            {
+                sum += i;
+                if (i <= 10)
+                    prod *= 2;
+            }
+        }
+        assert_int_equal(sum, 200 * 201 / 2);
+        assert_true(prod == 1024.0);
+
+        long t = 0;
+#pragma omp parallel num_threads(4)
+#pragma omp single
+#pragma omp taskloop reduction(+ : t) grainsize(7)
+        for (int i = 0; i < 1000; i++)
+            t += i;
+        assert_int_equal(t, 499500);
+
+        int x = 0, team = 0;
+#pragma omp parallel num_threads(4) reduction(task, + : x)
+        {
+            x++;
+#pragma omp single
+            {
+                team = omp_get_num_threads();
+                for (int i = 0; i < 100; i++) {
+#pragma omp task in_reduction(+ : x)
+                    x++;
+                }
+            }
+        }
+        assert_int_equal(x, team + 100);
+
+        int y = 0, z = 0;
+#pragma omp parallel num_threads(4)
+        {
+#pragma omp for reduction(task, + : y)
+            for (int i = 0; i < 64; i++) {
+                y++;
+#pragma omp task in_reduction(+ : y)
+                y += 2;
+            }
+#pragma omp sections reduction(task, + : z)
+            {
+#pragma omp section
+                {
+#pragma omp task in_reduction(+ : z)
+                    z += 10;
+                }
+#pragma omp section
+                z += 1;
+            }
+        }
+        assert_int_equal(y, 64 * 3);
+        assert_int_equal(z, 11);
+    }
+    long o = 0;
+#pragma omp taskgroup task_reduction(+ : o)
+    for (int i = 0; i < 10; i++) {
+#pragma omp task in_reduction(+ : o)
+        o += 3;
+    }
+    assert_int_equal(o, 30);
+}
+
 /* A detached task's body sees its own event and hands it on (as to an
  * asynchronous I/O's signal): fulfilled by another thread, undeferred
  * (if(0): the encountering task waits for it) and deferred. */
@@ -641,6 +719,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_firstprivate),
         cmocka_unit_test(test_taskloop),
         cmocka_unit_test(test_detach),
+        cmocka_unit_test(test_task_reductions),
         cmocka_unit_test(test_detach_event_in_body),
         cmocka_unit_test(test_detach_outside),
         cmocka_unit_test(test_cancel_taskgroup),
