@@ -17,13 +17,7 @@ static void loop_enter(spool__omp_thread_t *thr, u64 start, u64 end, u64 incr, u
 {
     thr->ts.static_trip = 0;
     thr->ts.ticket = -1;
-    /* reduction(task, ...): a taskgroup of the thread's own around it. */
-    if (reductions != NULL)
-        GOMP_taskgroup_start();
-    bool first = spool__omp_ws_enter(thr);
-    if (reductions != NULL)
-        spool__omp_ws_task_reductions(thr, reductions, first);
-    if (first) {
+    if (spool__omp_ws_enter_reducing(thr, reductions)) {
         spool__omp_ws_t *ws = thr->ts.ws;
         int kind = spool__omp_sched_resolve((int)sched, &chunk);
         spool__omp_loop_init(ws, start, end, incr, n, kind, chunk, team_size(thr));

@@ -175,11 +175,11 @@ bool spool__omp_taskgroup_cancelled(spool__omp_thread_t *thr);
 /* A team about to start (its size final, no member running yet): gives it
  * the task reductions of the GOMP_parallel_reductions that starts it. */
 void spool__omp_reductions_team(spool__omp_team_t *team);
-/* reduction(task, ...) on a worksharing construct the calling thread has
- * entered (a taskgroup of its own already open: GOMP_taskgroup_start): the
- * first thread registers the items for the team before its construct is
- * ready, and every other shares its chunks. */
-void spool__omp_ws_task_reductions(spool__omp_thread_t *thr, uintptr_t *reductions, bool first);
+/* spool__omp_ws_enter, with reduction(task, ...) if reductions is not NULL:
+ * the thread opens a taskgroup of its own, and the first thread registers
+ * the items for the team before its construct is ready while every other
+ * shares its chunks. */
+bool spool__omp_ws_enter_reducing(spool__omp_thread_t *thr, uintptr_t *reductions);
 
 /* ---- depend.c ----------------------------------------------------------------- */
 

@@ -122,7 +122,7 @@ SPOOL_OMP_API void GOMP_task_reduction_remap(size_t cnt, size_t cntorig, void **
 
 /* ---- reduction(task, ...) on a worksharing construct ------------------------------ */
 
-void spool__omp_ws_task_reductions(spool__omp_thread_t *thr, uintptr_t *reductions, bool first)
+static void ws_task_reductions(spool__omp_thread_t *thr, uintptr_t *reductions, bool first)
 {
     spool__omp_tnode_t *cur = spool__omp_task_current(thr);
     spool__omp_tgroup_t *g = cur->taskgroup;
@@ -145,6 +145,17 @@ void spool__omp_ws_task_reductions(spool__omp_thread_t *thr, uintptr_t *reductio
         }
     }
     g->reductions = reductions;
+}
+
+bool spool__omp_ws_enter_reducing(spool__omp_thread_t *thr, uintptr_t *reductions)
+{
+    if (reductions == NULL)
+        return spool__omp_ws_enter(thr);
+    /* A taskgroup of the thread's own around the construct. */
+    GOMP_taskgroup_start();
+    bool first = spool__omp_ws_enter(thr);
+    ws_task_reductions(thr, reductions, first);
+    return first;
 }
 
 SPOOL_OMP_API void GOMP_workshare_task_reduction_unregister(bool cancelled)

@@ -203,13 +203,7 @@ SPOOL_OMP_API unsigned GOMP_sections_start(unsigned count)
 SPOOL_OMP_API unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem)
 {
     spool__omp_thread_t *thr = spool__omp_thread();
-    /* reduction(task, ...): a taskgroup of the thread's own around it. */
-    if (reductions != NULL)
-        GOMP_taskgroup_start();
-    bool first = spool__omp_ws_enter(thr);
-    if (reductions != NULL)
-        spool__omp_ws_task_reductions(thr, reductions, first);
-    if (first) {
+    if (spool__omp_ws_enter_reducing(thr, reductions)) {
         sections_init(thr->ts.ws, count, team_size(thr));
         if (mem != NULL)
             spool__omp_ws_mem(thr->ts.ws, (size_t)(uintptr_t)*mem);
