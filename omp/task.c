@@ -214,7 +214,8 @@ void spool__omp_task_root_init(spool__omp_tnode_t *node, const spool__omp_icv_t 
 
 void spool__omp_task_root_end(spool__omp_tnode_t *node)
 {
-    /* Its tasks complete, and their nodes freed (they point at it). */
+    /* Its tasks complete, and their nodes freed (they point at it).
+     * Acquire: pairs with the children's acq_rel drops (node_drop). */
     for (unsigned long i = 0;
          (atomic_load_explicit(&node->count, memory_order_acquire) & SPOOL_OMP_REFS_MASK) != 1; i++)
         spool__omp_spin(i);
@@ -288,16 +289,9 @@ void spool__omp_task_run(spool__omp_thread_t *thr, spool__omp_tnode_t *n, unsign
 static void wait_deps(spool__omp_thread_t *thr, spool__omp_tnode_t *n)
 {
     spool__omp_tnode_t *cur = spool__omp_task_current(thr);
-    spool__omp_team_t *team = thr->ts.team;
-    for (unsigned long i = 0; spool__omp_deps_pending(n) != 0; i++) {
-        spool__omp_tnode_t *t = team != NULL ? spool__omp_task_take(team, thr->ts.id, cur) : NULL;
-        if (t != NULL) {
-            spool__omp_task_run(thr, t, thr->ts.id);
+    for (unsigned long i = 0; spool__omp_deps_pending(n) != 0; i++)
+        if (spool__omp_task_wait_round(thr, cur, i))
             i = 0;
-        } else {
-            spool__omp_spin(i);
-        }
-    }
 }
 
 SPOOL_OMP_API void GOMP_taskwait_depend(void **depend)

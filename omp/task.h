@@ -141,6 +141,10 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
  * taskgroup), or until node has no deferred child left (taskwait). */
 void spool__omp_task_wait_count(spool__omp_thread_t *thr, _Atomic unsigned long *count);
 void spool__omp_task_wait_children(spool__omp_thread_t *thr, spool__omp_tnode_t *node);
+/* One round of a wait by task cur: runs a queued descendant of cur (true),
+ * else spins once (round i of the spin). */
+bool spool__omp_task_wait_round(spool__omp_thread_t *thr, spool__omp_tnode_t *cur,
+                                unsigned long i);
 /* Queues a task that is ready (its dependences met): on the queue of the
  * calling thread if it is in node's team, else thread 0's. */
 void spool__omp_task_ready(spool__omp_tnode_t *node);

@@ -138,7 +138,7 @@ void spool__omp_task_ready(spool__omp_tnode_t *n)
 
 bool spool__omp_task_help(spool__omp_team_t *team, unsigned id)
 {
-    if (team->tasking == NULL || spool__omp_barrier_tasks(team) == 0)
+    if (spool__omp_barrier_tasks(team) == 0)
         return false;
     spool__omp_tnode_t *n = spool__omp_task_take(team, id, NULL);
     if (n == NULL)
@@ -147,9 +147,8 @@ bool spool__omp_task_help(spool__omp_team_t *team, unsigned id)
     return true;
 }
 
-/* One round of a wait by the current task: runs a descendant if one is
- * queued (true), else spins once. */
-static bool wait_round(spool__omp_thread_t *thr, spool__omp_tnode_t *cur, unsigned long i)
+bool spool__omp_task_wait_round(spool__omp_thread_t *thr, spool__omp_tnode_t *cur,
+                                unsigned long i)
 {
     spool__omp_team_t *team = thr->ts.team;
     spool__omp_tnode_t *n = team != NULL ? spool__omp_task_take(team, thr->ts.id, cur) : NULL;
@@ -166,7 +165,7 @@ void spool__omp_task_wait_count(spool__omp_thread_t *thr, _Atomic unsigned long 
     spool__omp_tnode_t *cur = spool__omp_task_current(thr);
     /* Acquire: pairs with the release decrements of a completion. */
     for (unsigned long i = 0; atomic_load_explicit(count, memory_order_acquire) != 0; i++)
-        if (wait_round(thr, cur, i))
+        if (spool__omp_task_wait_round(thr, cur, i))
             i = 0;
 }
 
@@ -176,7 +175,7 @@ void spool__omp_task_wait_children(spool__omp_thread_t *thr, spool__omp_tnode_t 
     /* Acquire: pairs with the acq_rel decrements of a completion. */
     for (unsigned long i = 0;
          atomic_load_explicit(&node->count, memory_order_acquire) >= SPOOL_OMP_CHILD_ONE; i++)
-        if (wait_round(thr, cur, i))
+        if (spool__omp_task_wait_round(thr, cur, i))
             i = 0;
 }
 
@@ -221,6 +220,8 @@ void spool__omp_task_region_end(spool__omp_thread_t *thr)
             i = 0;
             continue;
         }
+        /* Acquire: pairs with every thread's acq_rel increment of ended
+         * (their implicit tasks' work is seen). */
         if (atomic_load_explicit(&tk->ended, memory_order_acquire) == team->nthreads &&
             spool__omp_barrier_tasks(team) == 0)
             break;

@@ -60,8 +60,7 @@ SPOOL_OMP_API void GOMP_taskgroup_reduction_register(uintptr_t *data)
     spool__omp_tgroup_t *g = cur->taskgroup;
     if (g == NULL)
         spool__omp_fatal("GOMP_taskgroup_reduction_register: no taskgroup is open in this task");
-    unsigned nthreads = thr->ts.team != NULL ? thr->ts.team->nthreads : 1;
-    reduction_register(data, g->reductions, nthreads);
+    reduction_register(data, g->reductions, (unsigned)omp_get_num_threads());
     g->reductions = data;
 }
 
@@ -99,7 +98,7 @@ SPOOL_OMP_API void GOMP_task_reduction_remap(size_t cnt, size_t cntorig, void **
 {
     spool__omp_thread_t *thr = spool__omp_thread();
     uintptr_t *data = reductions_of(spool__omp_task_current(thr));
-    uintptr_t id = thr->ts.team != NULL ? thr->ts.id : 0;
+    uintptr_t id = thr->ts.id; /* 0 outside any region */
     for (size_t i = 0; i < cnt; i++) {
         uintptr_t *d, off;
         if (!find_item(data, (uintptr_t)ptrs[i], &d, &off))

@@ -30,10 +30,7 @@ static void *waiter(void *arg)
 
 int main(void)
 {
-    team.nthreads = 3;
-    team.members = members;
-    for (unsigned i = 0; i < 3; i++)
-        members[i].id = i;
+    model_team(&team, members, 3);
     spool__omp_barrier_init(&team.bar);
     atomic_store_explicit(&team.bar.state, 2, memory_order_relaxed);
     pthread_t t[2];

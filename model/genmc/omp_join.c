@@ -30,10 +30,7 @@ static void *member(void *arg)
 
 int main(void)
 {
-    team.nthreads = 3;
-    team.members = members;
-    for (unsigned i = 0; i < 3; i++)
-        members[i].id = i;
+    model_team(&team, members, 3);
     atomic_init(&team.join, 2);
     pthread_t t[2];
     for (unsigned i = 1; i <= 2; i++)

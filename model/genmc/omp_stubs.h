@@ -86,6 +86,15 @@ void spool__park_destroy(spool__park_t *p)
     (void)p;
 }
 
+/* A team of n threads over members. */
+static void model_team(spool__omp_team_t *team, spool__omp_member_t *members, unsigned n)
+{
+    team->nthreads = n;
+    team->members = members;
+    for (unsigned i = 0; i < n; i++)
+        members[i].id = i;
+}
+
 /* At the end: no park was set twice. */
 static void check_parks(spool__omp_team_t *team, unsigned n)
 {

@@ -35,10 +35,7 @@ static void *waiter(void *arg)
 
 int main(void)
 {
-    team.nthreads = 2;
-    team.members = members;
-    for (unsigned i = 0; i < 2; i++)
-        members[i].id = i;
+    model_team(&team, members, 2);
     spool__omp_barrier_init(&team.bar);
     /* Thread 1 has arrived. */
     atomic_store_explicit(&team.bar.state, 1, memory_order_relaxed);
