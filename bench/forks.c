@@ -15,8 +15,10 @@
  *
  * Forms: spool (spool_join), spool/fork (spool_fork_inline and
  * spool_sync_inline, the join compiled into the recursion), spool/typed
- * (typed tasks, spool_typed.h: SPOOL_SPAWN, SPOOL_CALL, SPOOL_SYNC), each
- * inside a pool of T threads through one install.  Prints the median seconds, the
+ * (typed tasks, spool_typed.h: SPOOL_SPAWN, SPOOL_CALL, SPOOL_SYNC), and
+ * spool/typed64 (the same with a 64-byte argument more, too large for a
+ * frame deque's cell: the frame stack and a join), each inside a pool of
+ * T threads through one install.  Prints the median seconds, the
  * ratio to the sequential recursion, and checks every run's result.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -124,6 +126,25 @@ SPOOL_TASK_2(long, ks_task, int, i, long, cap)
     return take > skip ? take : skip;
 }
 
+/* A typed task whose frame is too large for a cell (an argument of 64
+ * bytes, passed down unchanged): its spawns take the frame stack and a
+ * join (spool_typed.h), for their cost beside a cell's. */
+typedef struct wide {
+    long pad[8];
+} wide_t;
+
+SPOOL_TASK_3(long, ks_wide, int, i, long, cap, wide_t, w)
+{
+    if (i == items)
+        return w.pad[7];
+    if (weight[i] > cap)
+        return SPOOL_CALL(ks_wide, i + 1, cap, w);
+    SPOOL_SPAWN(ks_wide, i + 1, cap - weight[i], w);
+    long skip = SPOOL_CALL(ks_wide, i + 1, cap, w);
+    long take = value[i] + SPOOL_SYNC(ks_wide);
+    return take > skip ? take : skip;
+}
+
 /* ---- Monte Carlo ----------------------------------------------------------- */
 
 /* 1 if sample s falls inside the quarter circle. */
@@ -192,19 +213,33 @@ SPOOL_TASK_2(long, mc_task, uint64_t, lo, uint64_t, hi)
     return a + SPOOL_SYNC(mc_task);
 }
 
+SPOOL_TASK_3(long, mc_wide, uint64_t, lo, uint64_t, hi, wide_t, w)
+{
+    if (hi - lo == 1)
+        return sample(lo) + w.pad[7];
+    uint64_t mid = lo + (hi - lo) / 2;
+    SPOOL_SPAWN(mc_wide, mid, hi, w);
+    long a = SPOOL_CALL(mc_wide, lo, mid, w);
+    return a + SPOOL_SYNC(mc_wide);
+}
+
 /* ---- the driver ------------------------------------------------------------ */
 
 typedef struct run {
-    int knapsack, form; /* which program, which form (1 join, 2 fork, 3 typed) */
+    int knapsack, form; /* which program, which form (1 join, 2 fork, 3 typed, 4 wide) */
     long n, result;
 } run_t;
 
 static void in_pool(void *arg)
 {
     run_t *r = arg;
+    wide_t w = {{0}};
     if (r->form == 3) {
         r->result = r->knapsack ? SPOOL_RUN(ks_task, 0, r->n)
                                 : SPOOL_RUN(mc_task, 0, (uint64_t)r->n);
+    } else if (r->form == 4) {
+        r->result = r->knapsack ? SPOOL_RUN(ks_wide, 0, r->n, w)
+                                : SPOOL_RUN(mc_wide, 0, (uint64_t)r->n, w);
     } else if (r->knapsack) {
         if (r->form == 2) {
             r->result = ks_fork(0, r->n);
@@ -252,10 +287,11 @@ int main(int argc, char **argv)
         value[i] = 1 + (long)(mix((uint64_t)i + 1000) % 100);
         total += weight[i];
     }
-    double *secs = malloc((size_t)runs * 4 * sizeof *secs);
+    enum { FORMS = 5 };
+    double *secs = malloc((size_t)runs * FORMS * sizeof *secs);
     if (secs == NULL)
         return 2;
-    printf("program     n         T  form        median_s    vs_seq\n");
+    printf("program     n         T  form           median_s    vs_seq\n");
     int failed = 0;
     char wlist[64];
     snprintf(wlist, sizeof wlist, "%s", work_arg);
@@ -274,9 +310,10 @@ int main(int argc, char **argv)
             spool_pool_t *pool;
             if (threads < 1 || spool_pool_create(&config, &pool) != 0)
                 return 2;
-            /* Runs go round the forms (seq, spool, spool/fork, spool/typed). */
+            /* Runs go round the forms (seq, spool, spool/fork, spool/typed,
+             * spool/typed64). */
             for (int r = 0; r < runs; r++)
-                for (int f = 0; f < 4; f++) {
+                for (int f = 0; f < FORMS; f++) {
                     run_t run = {knapsack, f, n, 0};
                     double a = now();
                     if (f == 0)
@@ -290,11 +327,12 @@ int main(int argc, char **argv)
                         failed = 1;
                     }
                 }
-            static const char *const forms[] = {"seq", "spool", "spool/fork", "spool/typed"};
+            static const char *const forms[] = {"seq", "spool", "spool/fork", "spool/typed",
+                                                "spool/typed64"};
             double seq = bench_median(secs, runs);
-            for (int f = 0; f < 4; f++) {
+            for (int f = 0; f < FORMS; f++) {
                 double m = f == 0 ? seq : bench_median(secs + f * runs, runs);
-                printf("%-11s %-9ld %-2d %-11s %-11.6f %.3f\n", w, knapsack ? (long)items : n,
+                printf("%-11s %-9ld %-2d %-14s %-11.6f %.3f\n", w, knapsack ? (long)items : n,
                        threads, forms[f], m, m / seq);
             }
             spool_pool_destroy(pool);

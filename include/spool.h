@@ -424,9 +424,11 @@ SPOOL_API int spool_current_thread_index(void);
  * config (spool_global_init) sets a stack size or a start handler; the
  * other outside callers hand their work to a worker and wait.  Every
  * index spool_current_thread_index gives is below this count, and a
- * broadcast runs once for each index below it (the slot's included) and
- * passes it as num_threads: an array of this many entries, one per index,
- * covers every thread that runs the pool's jobs.
+ * broadcast runs once for each index below it (the slot's included, run
+ * by its holder, or while nobody holds it by a thread the pool keeps for
+ * it: spool_broadcast.h) and passes it as num_threads: an array of this
+ * many entries, one per index, covers every thread that runs the pool's
+ * jobs, and a barrier of this many broadcast runs fills.
  * Threads: any.
  * Returns: that count (explicit pools: their number of workers); 1 if the
  * global pool cannot be started.
@@ -486,6 +488,8 @@ typedef enum spool_yield {
  * there takes) and, if it finds one, runs it to completion on the caller's
  * stack.  It does not sleep, does not call sched_yield and leaves the sleep
  * state alone.
+ * The caller's own typed spawns (spool_typed.h) are not among what it
+ * takes: each is run by the sync that ends it, or by a thief.
  * Threads: any; it does something only on a worker.
  * Returns: SPOOL_YIELD_EXECUTED, SPOOL_YIELD_IDLE, or SPOOL_YIELD_OUTSIDE off a
  * worker.
@@ -502,8 +506,9 @@ SPOOL_API spool_yield_t spool_yield_local(void);
 
 /*
  * spool_current_thread_has_pending_tasks: whether the calling worker's own
- * deque holds jobs.  A snapshot: thieves may take them at any moment, so it
- * is a hint (e.g. to stop splitting work), never a guarantee.
+ * deque holds jobs, or its typed spawns (spool_typed.h) not synced include
+ * one no thief took.  A snapshot: thieves may take them at any moment, so
+ * it is a hint (e.g. to stop splitting work), never a guarantee.
  * Threads: any.
  * Returns: 1 or 0 on a worker; -1 outside any pool.
  */

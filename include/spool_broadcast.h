@@ -28,15 +28,19 @@ extern "C" {
  * before it steals.  Concurrent broadcasts reach every index in the same
  * order.  Sleeping workers are woken for it.
  *
- * The global pool's last index is its caller slot's, which has no thread of
- * its own (spool_current_num_threads).  Its run is made by the slot's
- * holder (the outside thread that works in the pool at the time: at its
- * next wait, or before it leaves), or, while nobody holds the slot, by
- * the first worker free to serve it, which takes the slot for that run (so
- * the run sees the slot's index; an outside caller of a blocking broadcast
- * takes the slot itself when it is free).  That run may therefore come
- * after the workers' runs rather than beside them: a broadcast whose runs
- * wait for each other (a barrier) must leave the slot's index out.
+ * The global pool's last index is its caller slot's (spool_current_num_threads).
+ * Its run is made by the slot's holder (the outside thread that works in
+ * the pool at the time) at its next wait in spool or before it leaves, or,
+ * while nobody holds the slot, by a thread the pool keeps for that index
+ * (started by its first broadcast; no worker runs it while that thread
+ * runs), always with the slot's index.  So every index's run can start
+ * while the others wait: a broadcast's runs may wait for each other (a
+ * barrier of num_threads parties) and for threads outside the pool (the
+ * outside thread that spawned them: num_threads + 1), never for a thread
+ * of the pool that waits in its own code instead of in spool (a worker, or
+ * the slot's holder, blocked at that barrier itself: its own index's run
+ * would never start).  If the pool cannot start that thread, its workers
+ * run the slot's index, and runs that wait for each other may hang.
  */
 typedef void (*spool_broadcast_fn)(void *ctx, unsigned index, unsigned num_threads);
 typedef void (*spool_scope_broadcast_fn)(spool_scope_t *scope, void *ctx, unsigned index,
@@ -48,7 +52,10 @@ typedef void (*spool_scope_broadcast_fn)(spool_scope_t *scope, void *ctx, unsign
  * returns when all have returned.  A worker of that pool runs its own part
  * while it waits; an outside caller runs the global pool's slot index if
  * the slot is free.  If the global pool cannot be started, fn(ctx, 0, 1)
- * runs on the caller.
+ * runs on the caller.  The runs of one broadcast (of every form) may wait
+ * for each other: each index's run can start while the others wait, the
+ * caller slot's too (run by its holder, or by a thread the pool keeps for
+ * it), unless the thread of that index is blocked in its own code.
  * Threads: any.
  * Returns: 0; EINVAL if fn is NULL; ENOMEM if a worker's queue could not
  * take it (then it ran nowhere).

@@ -24,7 +24,7 @@
  * The inline ABI.  A program built with this header reads a worker's deque
  * and writes a join's job itself, so it is tied to the library's layout of
  * both.  That layout has one version, SPOOL_INLINE_ABI, and every name
- * below that the program and the library share ends in it (_v3): the
+ * below that the program and the library share ends in it (_v4): the
  * spool_fork_t and join-frame layouts, the deque's owner fields, and the
  * contract of every library function named here.  Any change to one of
  * them gives all of them the next version's names, so a library with
@@ -49,7 +49,7 @@
 
 /* The version of the inline ABI: the suffix _vN of every spool__ name
  * below. */
-#define SPOOL_INLINE_ABI 3
+#define SPOOL_INLINE_ABI 4
 
 #ifdef __cplusplus
 extern "C" {
@@ -63,7 +63,7 @@ struct spool__job;
 /* b of a join, on the joining worker's stack (src/join/join.c's join_job_t).
  * latch is 0 until a thief that ran b sets it.  A fork that pushed nothing
  * (outside any pool, or no room) leaves execute NULL. */
-struct spool__join_frame_v3 {
+struct spool__join_frame_v4 {
     void (*execute)(struct spool__job *job);
     spool_fn fn;
     void *arg;
@@ -71,20 +71,20 @@ struct spool__join_frame_v3 {
 };
 
 /* A thief runs b through this. */
-SPOOL_API void spool__join_execute_v3(struct spool__job *job);
+SPOOL_API void spool__join_execute_v4(struct spool__job *job);
 /* The fork's fast push found no room (or this thread is outside any pool):
  * pushes b the slow way, or leaves execute NULL if it cannot. */
-SPOOL_API void spool__fork_slow_v3(struct spool__join_frame_v3 *b);
+SPOOL_API void spool__fork_slow_v4(struct spool__join_frame_v4 *b);
 /* The sync's pop at the fork's index did not give b back (it popped
  * nothing): 1 if b is still the caller's to run, 0 once b has run. */
-SPOOL_API int spool__sync_finish_v3(struct spool__join_frame_v3 *b);
+SPOOL_API int spool__sync_finish_v4(struct spool__join_frame_v4 *b);
 
 /*
  * A fork in progress (spool_fork_inline to spool_sync_inline), on the
  * forking thread's stack.  Its fields are the library's.
  */
 typedef struct spool_fork {
-    struct spool__join_frame_v3 spool__frame;
+    struct spool__join_frame_v4 spool__frame;
     /* gcc and clang: where the fork pushed b. */
     int64_t spool__index;
 } spool_fork_t;
@@ -97,15 +97,15 @@ typedef struct spool_fork {
 
 /* b's job, built in frame: for every compiler, so that the fork's job is
  * one text. */
-SPOOL__INLINE void spool__join_frame_init_v3(struct spool__join_frame_v3 *frame, spool_fn b,
+SPOOL__INLINE void spool__join_frame_init_v4(struct spool__join_frame_v4 *frame, spool_fn b,
                                              void *arg_b)
 {
 #if defined(__GNUC__)
     /* Atomic (relaxed) only so that gcc stores it alone instead of packing
      * the two words into an SSE register, which takes more instructions. */
-    __atomic_store_n(&frame->execute, &spool__join_execute_v3, __ATOMIC_RELAXED);
+    __atomic_store_n(&frame->execute, &spool__join_execute_v4, __ATOMIC_RELAXED);
 #else
-    frame->execute = spool__join_execute_v3;
+    frame->execute = spool__join_execute_v4;
 #endif
     frame->fn = b;
     frame->arg = arg_b;
@@ -119,7 +119,7 @@ SPOOL__INLINE void spool__join_frame_init_v3(struct spool__join_frame_v3 *frame,
  * fast pop bottom - 1 >= floor.  Between floor and limit the slots lie in
  * one run of the buffer (a window, deque.md): the slot of index i is at
  * address base + i * sizeof(struct spool__job *) there. */
-struct spool__fork_owner_v3 {
+struct spool__fork_owner_v4 {
     int64_t bottom;
     int64_t limit;
     int64_t floor;
@@ -130,16 +130,16 @@ struct spool__fork_owner_v3 {
  * stand-in whose limit is below every index, so that the fast push fails
  * there and sends the join to the library without a test of its own.
  * Initial-exec: README.md ("ABI") says what that means for dlopen. */
-SPOOL_API extern __thread struct spool__fork_owner_v3 *spool__tls_fork_v3
+SPOOL_API extern __thread struct spool__fork_owner_v4 *spool__tls_fork_v4
     __attribute__((tls_model("initial-exec")));
 /* The fast push found no room (or b must be public, or this thread is
  * outside any pool): joins the slow way. */
-SPOOL_API void spool__join_slow_v3(struct spool__join_frame_v3 *b, spool_fn a, void *arg_a);
+SPOOL_API void spool__join_slow_v4(struct spool__join_frame_v4 *b, spool_fn a, void *arg_a);
 /* a has returned and the fast pop did not give b back (popped: what it
  * gave, NULL for nothing): finishes the join as spool_join does. */
-SPOOL_API void spool__join_finish_v3(struct spool__join_frame_v3 *b, struct spool__job *popped);
+SPOOL_API void spool__join_finish_v4(struct spool__join_frame_v4 *b, struct spool__job *popped);
 
-/* spool__tls_fork_v3, read again: what the sync pops from.  On x86-64 ELF
+/* spool__tls_fork_v4, read again: what the sync pops from.  On x86-64 ELF
  * it is one asm statement, so that the compiler neither keeps the TLS
  * offset in a callee-saved register across the caller's half (a push and a
  * pop more per fork) nor has the fork store the pointer in the frame for
@@ -147,23 +147,23 @@ SPOOL_API void spool__join_finish_v3(struct spool__join_frame_v3 *b, struct spoo
  * deque.md).  The same initial-exec access as the C read
  * of the variable (the linker turns it into a constant offset in an
  * executable); volatile, so that each sync reads it. */
-static inline __attribute__((always_inline)) struct spool__fork_owner_v3 *
-spool__fork_owner_now_v3(void)
+static inline __attribute__((always_inline)) struct spool__fork_owner_v4 *
+spool__fork_owner_now_v4(void)
 {
 #if defined(__x86_64__) && defined(__ELF__) && !defined(__ILP32__) && !defined(__code_model_large__)
-    struct spool__fork_owner_v3 *owner;
-    __asm__ volatile("movq spool__tls_fork_v3@gottpoff(%%rip), %0\n\t"
+    struct spool__fork_owner_v4 *owner;
+    __asm__ volatile("movq spool__tls_fork_v4@gottpoff(%%rip), %0\n\t"
                      "movq %%fs:(%0), %0"
                      : "=r"(owner));
     return owner;
 #else
-    return spool__tls_fork_v3;
+    return spool__tls_fork_v4;
 #endif
 }
 
 /* The slot of index i, which lies in the window (floor <= i < limit). */
 static inline __attribute__((always_inline)) struct spool__job **
-spool__fork_slot_v3(struct spool__fork_owner_v3 *owner, int64_t i)
+spool__fork_slot_v4(struct spool__fork_owner_v4 *owner, int64_t i)
 {
     return (struct spool__job **)(owner->base + (uintptr_t)i * sizeof(struct spool__job *));
 }
@@ -174,33 +174,33 @@ spool__fork_slot_v3(struct spool__fork_owner_v3 *owner, int64_t i)
  * public part ran out (limit), the pop when the newest job is public or a
  * thief asked for work (floor): the library then does it the slow way. */
 static inline __attribute__((always_inline)) int
-spool__fork_push_at_v3(struct spool__fork_owner_v3 *owner, struct spool__job *job, int64_t *index)
+spool__fork_push_at_v4(struct spool__fork_owner_v4 *owner, struct spool__job *job, int64_t *index)
 {
     int64_t bottom = __atomic_load_n(&owner->bottom, __ATOMIC_RELAXED);
     *index = bottom; /* where the job goes, pushed or not */
     if (__builtin_expect(bottom >= __atomic_load_n(&owner->limit, __ATOMIC_RELAXED), 0))
         return 0;
-    __atomic_store_n(spool__fork_slot_v3(owner, bottom), job, __ATOMIC_RELAXED);
+    __atomic_store_n(spool__fork_slot_v4(owner, bottom), job, __ATOMIC_RELAXED);
     __atomic_store_n(&owner->bottom, bottom + 1, __ATOMIC_RELAXED);
     return 1;
 }
 
 static inline __attribute__((always_inline)) int
-spool__fork_push_v3(struct spool__fork_owner_v3 *owner, struct spool__job *job)
+spool__fork_push_v4(struct spool__fork_owner_v4 *owner, struct spool__job *job)
 {
     int64_t index;
-    return spool__fork_push_at_v3(owner, job, &index);
+    return spool__fork_push_at_v4(owner, job, &index);
 }
 
 /* Returns the newest job, popped, or NULL with nothing popped. */
 static inline __attribute__((always_inline)) struct spool__job *
-spool__fork_pop_v3(struct spool__fork_owner_v3 *owner)
+spool__fork_pop_v4(struct spool__fork_owner_v4 *owner)
 {
     int64_t bottom = __atomic_load_n(&owner->bottom, __ATOMIC_RELAXED) - 1;
     if (__builtin_expect(bottom < __atomic_load_n(&owner->floor, __ATOMIC_RELAXED), 0))
         return (struct spool__job *)0;
     __atomic_store_n(&owner->bottom, bottom, __ATOMIC_RELAXED);
-    return __atomic_load_n(spool__fork_slot_v3(owner, bottom), __ATOMIC_RELAXED);
+    return __atomic_load_n(spool__fork_slot_v4(owner, bottom), __ATOMIC_RELAXED);
 }
 
 /* The pop of a fork's job: pops job, pushed at index, if it is still the
@@ -211,11 +211,11 @@ spool__fork_pop_v3(struct spool__fork_owner_v3 *owner)
  * the fork kept, not from the load of bottom, so that the next push's load
  * of bottom waits for no chain of loads and stores of bottom. */
 static inline __attribute__((always_inline)) int
-spool__fork_pop_at_v3(struct spool__fork_owner_v3 *owner, int64_t index, struct spool__job *job)
+spool__fork_pop_at_v4(struct spool__fork_owner_v4 *owner, int64_t index, struct spool__job *job)
 {
     if (__builtin_expect(__atomic_load_n(&owner->bottom, __ATOMIC_RELAXED) == index + 1 &&
                              index >= __atomic_load_n(&owner->floor, __ATOMIC_RELAXED) &&
-                             __atomic_load_n(spool__fork_slot_v3(owner, index), __ATOMIC_RELAXED) ==
+                             __atomic_load_n(spool__fork_slot_v4(owner, index), __ATOMIC_RELAXED) ==
                                  job,
                          1)) {
         __atomic_store_n(&owner->bottom, index, __ATOMIC_RELAXED);
@@ -232,22 +232,22 @@ spool__fork_pop_at_v3(struct spool__fork_owner_v3 *owner, int64_t index, struct 
  * again if reread (a constant: spool_join does, spool_join_inline keeps
  * owner; bench/'s fib shows which is faster for each). */
 static inline __attribute__((always_inline)) int
-spool__join_fork_v3(struct spool__fork_owner_v3 *owner, struct spool__join_frame_v3 *frame,
+spool__join_fork_v4(struct spool__fork_owner_v4 *owner, struct spool__join_frame_v4 *frame,
                     spool_fn a, void *arg_a, spool_fn b, void *arg_b, int reread)
 {
-    spool__join_frame_init_v3(frame, b, arg_b);
-    if (__builtin_expect(!spool__fork_push_v3(owner, (struct spool__job *)(void *)frame), 0)) {
-        spool__join_slow_v3(frame, a, arg_a);
+    spool__join_frame_init_v4(frame, b, arg_b);
+    if (__builtin_expect(!spool__fork_push_v4(owner, (struct spool__job *)(void *)frame), 0)) {
+        spool__join_slow_v4(frame, a, arg_a);
         return 0;
     }
     a(arg_a);
     /* The pop reads base after a, which may have grown the buffer or moved
      * the window; b back at the top is the common case (else: stolen, or a
      * left jobs). */
-    struct spool__job *popped = spool__fork_pop_v3(reread ? spool__fork_owner_now_v3() : owner);
+    struct spool__job *popped = spool__fork_pop_v4(reread ? spool__fork_owner_now_v4() : owner);
     if (__builtin_expect(popped == (struct spool__job *)(void *)frame, 1))
         return 1;
-    spool__join_finish_v3(frame, popped);
+    spool__join_finish_v4(frame, popped);
     return 0;
 }
 
@@ -264,8 +264,8 @@ static inline __attribute__((always_inline)) void spool_join_inline(spool_fn a, 
         spool_join(a, arg_a, b, arg_b);
         return;
     }
-    struct spool__join_frame_v3 frame;
-    if (spool__join_fork_v3(spool__tls_fork_v3, &frame, a, arg_a, b, arg_b, 0))
+    struct spool__join_frame_v4 frame;
+    if (spool__join_fork_v4(spool__tls_fork_v4, &frame, a, arg_a, b, arg_b, 0))
         b(arg_b); /* not frame.fn: a constant b is called directly; not
                    * frame.arg: that would load what the fork stored */
 }
@@ -287,16 +287,16 @@ static inline __attribute__((always_inline)) void spool_join_inline(spool_fn a, 
 static inline __attribute__((always_inline)) void spool_fork_inline(spool_fork_t *f, spool_fn b,
                                                                    void *arg_b)
 {
-    struct spool__join_frame_v3 *frame = &f->spool__frame;
-    spool__join_frame_init_v3(frame, b, arg_b);
+    struct spool__join_frame_v4 *frame = &f->spool__frame;
+    spool__join_frame_init_v4(frame, b, arg_b);
     /* The NULL test folds away for a constant b.  The slow push, if any,
      * puts b at the same index. */
     if (__builtin_expect(b == (spool_fn)0 ||
-                             !spool__fork_push_at_v3(spool__tls_fork_v3,
+                             !spool__fork_push_at_v4(spool__tls_fork_v4,
                                                      (struct spool__job *)(void *)frame,
                                                      &f->spool__index),
                          0))
-        spool__fork_slow_v3(frame);
+        spool__fork_slow_v4(frame);
 }
 
 /*
@@ -312,12 +312,12 @@ static inline __attribute__((always_inline)) void spool_fork_inline(spool_fork_t
  */
 static inline __attribute__((always_inline)) int spool_sync_inline(spool_fork_t *f)
 {
-    struct spool__join_frame_v3 *frame = &f->spool__frame;
-    if (__builtin_expect(spool__fork_pop_at_v3(spool__fork_owner_now_v3(), f->spool__index,
+    struct spool__join_frame_v4 *frame = &f->spool__frame;
+    if (__builtin_expect(spool__fork_pop_at_v4(spool__fork_owner_now_v4(), f->spool__index,
                                                (struct spool__job *)(void *)frame),
                          1))
         return 1;
-    return spool__sync_finish_v3(frame);
+    return spool__sync_finish_v4(frame);
 }
 
 #else /* not gcc or clang: the library's join, and every step of a fork */
@@ -329,13 +329,13 @@ static inline void spool_join_inline(spool_fn a, void *arg_a, spool_fn b, void *
 
 static inline void spool_fork_inline(spool_fork_t *f, spool_fn b, void *arg_b)
 {
-    spool__join_frame_init_v3(&f->spool__frame, b, arg_b);
-    spool__fork_slow_v3(&f->spool__frame);
+    spool__join_frame_init_v4(&f->spool__frame, b, arg_b);
+    spool__fork_slow_v4(&f->spool__frame);
 }
 
 static inline int spool_sync_inline(spool_fork_t *f)
 {
-    return spool__sync_finish_v3(&f->spool__frame);
+    return spool__sync_finish_v4(&f->spool__frame);
 }
 
 #endif

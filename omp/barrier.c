@@ -5,7 +5,7 @@
  * generation.  Waiters run
  * the team's queued tasks, spin on the generation, then park: a lent
  * worker in its pool's wait loop, an outside thread on a lock latch
- * (registry/lend.h).  A waiter registers before it parks and looks at the
+ * (worker/lend.h).  A waiter registers before it parks and looks at the
  * generation and the task queues once more; the releasing thread bumps
  * the generation, and a thread that queues a task looks for registered
  * waiters; each sets the park of every registered waiter it can claim

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 lib=$(readlink -f "${1:-build}/libspool.so") || { echo "abi-update: no libspool.so in ${1:-build}" >&2; exit 2; }
 old_soname=$(grep -o "soname='[^']*'" abi/libspool.abi | head -1 | cut -d"'" -f2)
 new_soname=$(readelf -d "$lib" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
-report=$(abidiff --headers-dir2 include abi/libspool.abi "$lib")
+report=$(abidiff --headers-dir2 include --header-file2 src/job/abi_v3.h abi/libspool.abi "$lib")
 rc=$?
 # abidiff's status says "incompatible" (8) only for removals; a changed
 # layout (a field inserted in spool_config_t, say) is status 4.  So only a
@@ -23,5 +23,5 @@ if { (( rc & 8 )) || [ "$breaking" -gt 0 ]; } && [ "$old_soname" = "$new_soname"
   echo "abi-update: ($new_soname): bump the version (spool.h) first; baseline not updated" >&2
   exit 1
 fi
-abidw --no-corpus-path --headers-dir include "$lib" > abi/libspool.abi
+abidw --no-corpus-path --headers-dir include --header-file src/job/abi_v3.h "$lib" > abi/libspool.abi
 echo "abi-update: abi/libspool.abi rewritten from $lib ($new_soname; abidiff status was $rc)"

@@ -111,6 +111,36 @@ for f in hpp loop task; do
     done
   done
 done
+# spool_typed.h as C++17 and C++20 (g++ and clang++): the same tasks; a
+# task of a type that is not trivially copyable fails, naming the task;
+# C++14 fails, saying what is needed.
+cp "$tmp/typed.c" "$tmp/typed.cpp"
+sed -i 's/int main(void)/int main()/' "$tmp/typed.cpp"
+printf '#include <string>\n#include <spool_typed.h>\nSPOOL_TASK_1(int, len_of, std::string, s) { return (int)s.size(); }\nint main() { return SPOOL_RUN(len_of, std::string("ab")); }\n' >"$tmp/typed_string.cpp"
+for cxx in g++ clang++; do
+  command -v $cxx >/dev/null 2>&1 || [ $cxx = g++ ] || continue
+  for std in c++17 c++20; do
+    if ! $cxx -std=$std -Wall -Wextra -Wpedantic -Wshadow -Werror -I "$src/include" \
+         -c "$tmp/typed.cpp" -o "$tmp/typed.o"; then
+      echo "header_modes: spool_typed.h fails with $cxx -std=$std" >&2
+      exit 1
+    fi
+    checked=$((checked + 1))
+  done
+  if $cxx -std=c++17 -I "$src/include" -c "$tmp/typed_string.cpp" -o "$tmp/typed.o" \
+       2>"$tmp/typed.err"; then
+    echo "header_modes: a typed task of std::string compiled with $cxx" >&2
+    exit 1
+  fi
+  grep -q "len_of: a typed task's parameters and result must be trivially copyable" "$tmp/typed.err" ||
+    { cat "$tmp/typed.err" >&2; echo "header_modes: a typed task of std::string: the error does not name it" >&2; exit 1; }
+  if $cxx -std=c++14 -I "$src/include" -c "$tmp/typed.cpp" -o "$tmp/typed.o" 2>"$tmp/typed.err"; then
+    echo "header_modes: spool_typed.h compiled with $cxx -std=c++14" >&2
+    exit 1
+  fi
+  grep -q "spool_typed.h in C++ needs C++17" "$tmp/typed.err" ||
+    { cat "$tmp/typed.err" >&2; echo "header_modes: spool_typed.h in C++14: the error does not say so" >&2; exit 1; }
+done
 # SPOOL_SPAWN outside a task body: the compiler's error says what is wrong.
 printf '#include <spool_typed.h>\nSPOOL_TASK_1(int, f, int, n) { return n; }\nint main(void) { SPOOL_SPAWN(f, 1); return SPOOL_SYNC(f); }\n' >"$tmp/typed.c"
 if gcc -std=c11 -I "$src/include" -c "$tmp/typed.c" -o "$tmp/typed.o" 2>"$tmp/typed.err"; then

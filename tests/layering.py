@@ -19,7 +19,12 @@ registry, one from the registry to the scopes, one between two folders of
 the same layer and a file the design page does not name must each be
 rejected.
 
-Usage: tests/layering.py SRC_DIR DESIGN_MD
+A folder outside src/ that builds on it (omp/, libspool-omp) is given
+after the design page: it is one more folder of the drawing, under the
+same three rules (it includes src/'s headers as "folder/name.h"), and a
+planted include of it from src/ must be rejected too.
+
+Usage: tests/layering.py SRC_DIR DESIGN_MD [FOLDER...]
 """
 import os
 import re
@@ -45,22 +50,22 @@ def layers(design):
     return out[::-1]
 
 
+def folder_files(path):
+    """{file: [included paths]} of one folder's sources and documents"""
+    files = {}
+    for f in sorted(os.listdir(path)):
+        if f.endswith((".c", ".h")):
+            with open(os.path.join(path, f), encoding="utf-8") as fh:
+                files[f] = INCLUDE.findall(fh.read())
+        elif f.endswith(".md"):
+            files[f] = []
+    return files
+
+
 def tree(src):
     """{folder: {file: [included src paths]}}"""
-    out = {}
-    for d in sorted(os.listdir(src)):
-        path = os.path.join(src, d)
-        if not os.path.isdir(path):
-            continue
-        files = {}
-        for f in sorted(os.listdir(path)):
-            if f.endswith((".c", ".h")):
-                with open(os.path.join(path, f), encoding="utf-8") as fh:
-                    files[f] = INCLUDE.findall(fh.read())
-            elif f.endswith(".md"):
-                files[f] = []
-        out[d] = files
-    return out
+    return {d: folder_files(os.path.join(src, d)) for d in sorted(os.listdir(src))
+            if os.path.isdir(os.path.join(src, d))}
 
 
 def problems(folders, rank_list, design):
@@ -73,34 +78,37 @@ def problems(folders, rank_list, design):
             rank[n] = i
     for d in folders:
         if d not in rank:
-            found.append(f"src/{d}/ is in no layer of doc/design.md")
+            found.append(f"{d}/ is in no layer of doc/design.md")
     for d in rank:
         if d not in folders:
             found.append(f"design.md: layer folder {d}/ is not in src/")
     for d, files in folders.items():
         for f, includes in files.items():
             if f"{d}/{f}" not in design:
-                found.append(f"src/{d}/{f} is not named in doc/design.md")
+                found.append(f"{d}/{f} is not named in doc/design.md")
             for inc in includes:
                 parts = inc.split("/")
                 if len(parts) == 1:
                     if any(inc in other for other in folders.values()) and inc not in files:
-                        found.append(f"src/{d}/{f} includes {inc} without its folder")
+                        found.append(f"{d}/{f} includes {inc} without its folder")
                     continue
                 to = parts[0]
                 if to == d or to not in folders:
                     continue
                 if to in rank and d in rank and rank[to] >= rank[d]:
                     where = "the same layer" if rank[to] == rank[d] else "a higher layer"
-                    found.append(f"src/{d}/{f} includes {inc}, of {where}")
+                    found.append(f"{d}/{f} includes {inc}, of {where}")
     return found
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2
     folders = tree(sys.argv[1])
+    extra = [os.path.basename(os.path.normpath(d)) for d in sys.argv[3:]]
+    for d, name in zip(sys.argv[3:], extra):
+        folders[name] = folder_files(d)
     with open(sys.argv[2], encoding="utf-8") as fh:
         design = fh.read()
     rank_list = layers(design)
@@ -110,10 +118,12 @@ def main():
         return 1
     # The check must reject broken trees before it passes this one.
     same = next((names for names in rank_list if len(names) > 1), None)
-    planted = [("deque -> registry", "deque", "registry/worker.h"),
+    planted = [("deque -> worker", "deque", "worker/worker.h"),
                ("registry -> scope", "registry", "scope/scope.h")]
     if same is not None:
         planted.append((f"{same[0]} -> {same[1]}", same[0], f"{same[1]}/x.h"))
+    for name in extra:
+        planted.append((f"scope -> {name}", "scope", f"{name}/{sorted(folders[name])[0]}"))
     for name, a, inc in planted:
         broken = {k: {f: list(i) for f, i in v.items()} for k, v in folders.items()}
         if a not in broken or not broken[a]:

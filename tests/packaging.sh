@@ -48,14 +48,22 @@ grep -qx spool_join <<<"$symbols" || fail "libspool.so does not export spool_joi
 abi=$(awk '/^#define SPOOL_INLINE_ABI /{print $3}' "$prefix/include/spool_inline.h")
 [ -n "$abi" ] || fail "spool_inline.h defines no SPOOL_INLINE_ABI"
 # The other internal names it exports are the hooks libspool-omp uses,
-# declared in src/registry/lend.h (never installed; doc/design.md).
-hooks=$(grep -hE '^SPOOL_API' "$src/src/registry/lend.h" | grep -oE 'spool__[a-z0-9_]+ *\(' |
+# declared in src/worker/lend.h (never installed; doc/design.md).
+hooks=$(grep -hE '^SPOOL_API' "$src/src/worker/lend.h" | grep -oE 'spool__[a-z0-9_]+ *\(' |
         tr -d ' (' | sort -u)
-[ -n "$hooks" ] || fail "src/registry/lend.h declares no hooks"
-bad=$(grep '^spool__' <<<"$symbols" | grep -v "_v$abi\$" | grep -vxF "$hooks" || true)
-[ -z "$bad" ] || fail "libspool.so exports internal names not of inline ABI $abi nor hooks: $bad"
+[ -n "$hooks" ] || fail "src/worker/lend.h declares no hooks"
+# And the names of the inline ABI before it, kept for programs built
+# against spool 0.6 (src/job/abi_v3.h), each of them exported.
+kept=$(grep -hE '^SPOOL_API' "$src/src/job/abi_v3.h" | sed -E 's/\(.*//; s/ __attribute__.*//; s/;$//' |
+       grep -oE 'spool__[a-z0-9_]+_v3$' | sort -u)
+[ -n "$kept" ] || fail "src/job/abi_v3.h declares no names"
+for name in $kept; do
+  grep -qx "$name" <<<"$symbols" || fail "src/job/abi_v3.h declares $name, libspool.so lacks it"
+done
+bad=$(grep '^spool__' <<<"$symbols" | grep -v "_v$abi\$" | grep -vxF "$hooks" | grep -vxF "$kept" || true)
+[ -z "$bad" ] || fail "libspool.so exports internal names not of inline ABI $abi, kept or hooks: $bad"
 for name in $hooks; do
-  grep -qx "$name" <<<"$symbols" || fail "registry/lend.h declares the hook $name, libspool.so lacks it"
+  grep -qx "$name" <<<"$symbols" || fail "worker/lend.h declares the hook $name, libspool.so lacks it"
 done
 header_names=$(cat "$prefix/include/spool_inline.h" "$prefix/include/spool_typed.h" |
                grep -oE 'spool__[a-z0-9_]+_v[0-9]+\b' | sort -u)
@@ -155,6 +163,57 @@ links_libspool "$tmp/inline-pc" || fail "shared spool_join_inline build does not
 cc -std=c11 -O2 -o "$tmp/inline-static" "$tmp/inline.c" $(pkg-config --cflags spool) \
    "$(pkg-config --variable=libdir spool)/libspool.a" $(pkg-config --libs-only-other spool)
 "$tmp/inline-static" || fail "spool_join_inline against libspool.a: wrong fib"
+
+step "a program built against spool 0.6 (inline ABI 3: tests/abi_v3/) runs"
+cat > "$tmp/v3.c" <<'C'
+#include "spool_typed.h" /* 0.6's, and its spool_inline.h */
+typedef struct { long n, r; } fib_t;
+static void fib(void *p)
+{
+    fib_t *t = p;
+    if (t->n < 2) { t->r = t->n; return; }
+    fib_t a = {t->n - 1, 0}, b = {t->n - 2, 0};
+    spool_join_inline(fib, &a, fib, &b);
+    t->r = a.r + b.r;
+}
+static void fib_b(void *p);
+static long fib_fork(long n)
+{
+    if (n < 2) return n;
+    fib_t b = {n - 2, 0};
+    spool_fork_t f;
+    spool_fork_inline(&f, fib_b, &b);
+    long a = fib_fork(n - 1);
+    if (spool_sync_inline(&f)) b.r = fib_fork(n - 2);
+    return a + b.r;
+}
+static void fib_b(void *p) { fib_t *t = p; t->r = fib_fork(t->n); }
+SPOOL_TASK_1(long, tfib, long, n)
+{
+    if (n < 2) return n;
+    SPOOL_SPAWN(tfib, n - 2);
+    long a = SPOOL_CALL(tfib, n - 1);
+    return a + SPOOL_SYNC(tfib);
+}
+static void forks(void *p) { fib_t *t = p; t->r = fib_fork(t->n); }
+int main(void)
+{
+    fib_t t = {24, 0}, u = {23, 0};
+    fib(&t);
+    spool_pool_t *pool;
+    spool_config_t cfg = SPOOL_CONFIG_INIT;
+    cfg.num_threads = 3;
+    if (spool_pool_create(&cfg, &pool) != 0) return 2;
+    if (spool_pool_install(pool, forks, &u) != 0) return 2;
+    long typed = SPOOL_RUN_IN(pool, tfib, 25), outside = SPOOL_RUN(tfib, 22);
+    spool_pool_destroy(pool);
+    return t.r == 46368 && u.r == 28657 && typed == 75025 && outside == 17711 ? 0 : 1;
+}
+C
+cc -std=c11 -O2 -o "$tmp/v3" -I "$src/tests/abi_v3" "$tmp/v3.c" \
+   $(pkg-config --cflags --libs spool) -Wl,-rpath,"$(pkg-config --variable=libdir spool)"
+nm "$tmp/v3" | grep -q 'spool__tls_fork_v3' || fail "the 0.6 program does not use inline ABI 3"
+"$tmp/v3" || fail "a program built against spool 0.6's headers: wrong results"
 
 if [ "$major" = 0 ] && [ "$minor" -gt 0 ]; then
 step "find_package refuses another minor version (0.x: the ABI may change)"

@@ -10,7 +10,11 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "spool.h"
 #include "pool_idle.h"
@@ -494,40 +498,142 @@ static void test_scope_spawn_broadcast(void **state)
     }
 }
 
-/* Every worker must run it at the same time: 7 workers + this thread. */
+/* Broadcasts whose runs wait for each other (spool_broadcast.h): every
+ * index's run, the caller slot's included, can start while the others
+ * wait, so a barrier of all the runs (and of the outside thread that
+ * spawned them) fills.  A hang is the failure: a watchdog ends the test
+ * with a line naming the case. */
 static pthread_barrier_t barrier;
+static const char *watched;
+
+static void watchdog_fired(int sig)
+{
+    (void)sig;
+    static const char msg[] = "test_broadcast: a broadcast barrier hung: ";
+    (void)!write(2, msg, sizeof msg - 1);
+    (void)!write(2, watched, strlen(watched));
+    (void)!write(2, "\n", 1);
+    _exit(3);
+}
+
+static void watch(const char *what)
+{
+    watched = what;
+    signal(SIGALRM, watchdog_fired);
+    alarm(60);
+}
+
+static void unwatch(void)
+{
+    alarm(0);
+}
+
+static void record_then_meet(void *ctx, unsigned index, unsigned n)
+{
+    record(ctx, index, n);
+    pthread_barrier_wait(&barrier);
+}
 
 static void barrier_run(spool_scope_t *s, void *ctx, unsigned index, unsigned n)
 {
     (void)s;
-    (void)ctx;
-    /* The global pool's last index is its caller slot's: no thread of its
-     * own stands behind it, so its run comes when a thread is free to
-     * serve it (spool.h), not beside the others. */
-    if (index + 1 == n)
-        return;
+    (void)index;
+    (void)n;
+    atomic_fetch_add((atomic_uint *)ctx, 1);
     pthread_barrier_wait(&barrier);
 }
 
 static void barrier_body(spool_scope_t *s, void *arg)
 {
-    (void)arg;
-    assert_int_equal(spool_scope_spawn_broadcast(s, barrier_run, NULL), 0);
+    assert_int_equal(spool_scope_spawn_broadcast(s, barrier_run, arg), 0);
     pthread_barrier_wait(&barrier);
 }
 
 /* rayon's scope_spawn_broadcast_barrier: an in-place scope on this thread
- * (outside any pool) spawns a broadcast into a 7-thread pool, the global
- * one here, configured before its first use; the runs on all 7 workers and
- * the body must be in the barrier at once. */
+ * (outside any pool) spawns a broadcast into the global pool, configured
+ * with 7 workers before its first use; the runs of every index (the 7
+ * workers' and the caller slot's) and the body meet at one barrier of
+ * spool_current_num_threads() + 1. */
 static void test_scope_spawn_broadcast_barrier(void **state)
 {
     (void)state;
     spool_config_t config = {.num_threads = 7};
     assert_int_equal(spool_global_init(&config), 0);
-    assert_int_equal(pthread_barrier_init(&barrier, NULL, 8), 0);
-    for (int r = 0; r < 20; r++)
-        spool_in_place_scope(barrier_body, NULL);
+    unsigned n = spool_current_num_threads();
+    assert_int_equal(n, 8);
+    assert_int_equal(pthread_barrier_init(&barrier, NULL, n + 1), 0);
+    watch("an in-place scope from outside");
+    for (int r = 0; r < 20; r++) {
+        atomic_uint runs = 0;
+        spool_in_place_scope(barrier_body, &runs);
+        assert_int_equal(atomic_load(&runs), n);
+    }
+    /* A detached broadcast, the outside thread at the barrier too. */
+    watch("a detached broadcast from outside");
+    for (int r = 0; r < 20; r++) {
+        static seen_t s;
+        memset(&s, 0, sizeof s);
+        s.expect_n = n;
+        assert_int_equal(spool_spawn_broadcast(record_then_meet, &s, release_check), 0);
+        pthread_barrier_wait(&barrier);
+        wait_done(1);
+        assert_each_once(&s, n);
+    }
+    unwatch();
+    pthread_barrier_destroy(&barrier);
+}
+
+/* From a thread of the pool, the runs alone meet (n parties): the
+ * spawner's own index runs at its scope's end.  From the slot's holder
+ * (a scope from outside runs its body there) and from a worker. */
+static void barrier_runs_only(spool_scope_t *s, void *arg)
+{
+    assert_int_equal(spool_scope_spawn_broadcast(s, barrier_run, arg), 0);
+}
+
+/* Sets *arg to 1 if every index ran once, else 2 (on any thread: the
+ * test thread asserts). */
+static void meet_in_scope(void *arg)
+{
+    atomic_uint runs = 0;
+    spool_in_place_scope(barrier_runs_only, &runs);
+    atomic_store((atomic_uint *)arg, atomic_load(&runs) == spool_current_num_threads() ? 1 : 2);
+}
+
+static void meet_on_worker(void *arg)
+{
+    if (spool_current_thread_index() + 1 >= (int)spool_current_num_threads())
+        atomic_store((atomic_uint *)arg, 3); /* not on a worker */
+    else
+        meet_in_scope(arg);
+}
+
+static void no_op(void *arg)
+{
+    (void)arg;
+}
+
+static void test_broadcast_barrier_from_pool_threads(void **state)
+{
+    (void)state;
+    unsigned n = spool_current_num_threads();
+    assert_int_equal(pthread_barrier_init(&barrier, NULL, n), 0);
+    watch("a scope on the caller slot's holder");
+    for (int r = 0; r < 20; r++) {
+        atomic_uint met = 0;
+        spool_join(meet_in_scope, &met, no_op, NULL); /* on the slot, from here */
+        assert_int_equal(atomic_load(&met), 1);
+    }
+    watch("a scope on a worker");
+    for (int r = 0; r < 20; r++) {
+        static atomic_uint met;
+        atomic_store(&met, 0);
+        assert_int_equal(spool_spawn(meet_on_worker, (void *)&met), 0);
+        while (atomic_load(&met) == 0)
+            sched_yield();
+        assert_int_equal(atomic_load(&met), 1);
+    }
+    unwatch();
     pthread_barrier_destroy(&barrier);
 }
 
@@ -552,6 +658,7 @@ int main(void)
         cmocka_unit_test(test_broadcast_after_spawn),
         cmocka_unit_test(test_broadcast_after_spawn_broadcast),
         cmocka_unit_test(test_scope_spawn_broadcast),
+        cmocka_unit_test(test_broadcast_barrier_from_pool_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

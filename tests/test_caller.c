@@ -4,9 +4,11 @@
  * (index num_threads) for the call.  main() makes the global pool one
  * worker wide, so that the caller makes two.
  *   SPOOL_TEST_CALLER_ROUNDS: rounds of the concurrent outside callers.
+ *   SPOOL_TEST_SERVER_ROUNDS: detached broadcasts for the slot's server.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "registry/caller.h"
-#include "registry/global.h"
+#include "pool/caller.h"
+#include "pool/global.h"
 #include "test_util.h"
 
 /* ---- the index, and a pool of one worker with the caller making two ---- */
@@ -312,6 +314,84 @@ static void test_destroy_waits_for_the_holder(void **state)
     pthread_join(t, NULL);
 }
 
+/* ---- the slot's server runs the free slot's index, never a worker ---- */
+
+static pthread_t worker_thread, main_thread;
+static atomic_uint server_runs, slot_on_worker, slot_on_main;
+
+static void note_worker_thread(void *arg)
+{
+    worker_thread = pthread_self();
+    /* Release: pairs with the test's acquire load, which reads worker_thread. */
+    atomic_store_explicit((atomic_int *)arg, 1, memory_order_release);
+}
+
+static void note_slot_thread(void *ctx, unsigned index, unsigned n)
+{
+    (void)ctx;
+    if (index == n - 1) { /* the caller slot's */
+        if (pthread_equal(pthread_self(), worker_thread))
+            atomic_fetch_add(&slot_on_worker, 1);
+        if (pthread_equal(pthread_self(), main_thread))
+            atomic_fetch_add(&slot_on_main, 1);
+    }
+    /* Release: pairs with the test's acquire load before it reads the counts. */
+    atomic_fetch_add_explicit(&server_runs, 1, memory_order_release);
+}
+
+static atomic_uint feeder_spawned, feeder_ran;
+static atomic_bool feeder_stop;
+
+static void feeder_job(void *arg)
+{
+    (void)arg;
+    atomic_fetch_add_explicit(&feeder_ran, 1, memory_order_relaxed);
+}
+
+/* Keeps the worker taking: each take looks at its own broadcasts, then at
+ * the slot's, while the broadcasts are queued. */
+static void *feeder(void *arg)
+{
+    (void)arg;
+    while (!atomic_load_explicit(&feeder_stop, memory_order_relaxed)) {
+        if (atomic_load(&feeder_spawned) - atomic_load(&feeder_ran) < 64) {
+            assert_int_equal(spool_spawn(feeder_job, NULL), 0);
+            atomic_fetch_add(&feeder_spawned, 1);
+        } else {
+            sched_yield();
+        }
+    }
+    return NULL;
+}
+
+/* A detached broadcast from outside leaves the free slot's index to the
+ * server: a worker that ran it would hold its own index's run of the same
+ * broadcast behind it (caller.md, H6; a barrier of every run hangs). */
+static void test_server_runs_the_slot(void **state)
+{
+    (void)state;
+    pthread_t feed;
+    assert_int_equal(pthread_create(&feed, NULL, feeder, NULL), 0);
+    atomic_int noted = 0;
+    assert_int_equal(spool_spawn(note_worker_thread, &noted), 0); /* one worker */
+    while (atomic_load_explicit(&noted, memory_order_acquire) == 0) /* note_worker_thread's */
+        sched_yield();
+    main_thread = pthread_self();
+    unsigned n = spool_current_num_threads();
+    assert_int_equal(n, 2);
+    unsigned rounds = (unsigned)test_iters("SPOOL_TEST_SERVER_ROUNDS", 3000);
+    for (unsigned r = 0; r < rounds; r++)
+        assert_int_equal(spool_spawn_broadcast(note_slot_thread, NULL, NULL), 0);
+    while (atomic_load_explicit(&server_runs, memory_order_acquire) < rounds * n) /* the runs' */
+        sched_yield();
+    atomic_store(&feeder_stop, true);
+    pthread_join(feed, NULL);
+    while (atomic_load(&feeder_ran) < atomic_load(&feeder_spawned))
+        sched_yield();
+    assert_int_equal(atomic_load(&slot_on_worker), 0);
+    assert_int_equal(atomic_load(&slot_on_main), 0);
+}
+
 int main(void)
 {
     /* test_stats_and_timeline starts its own trace: the suite may run with
@@ -329,6 +409,7 @@ int main(void)
         cmocka_unit_test(test_install_from_the_slot),
         cmocka_unit_test(test_own_stacks_not_lent),
         cmocka_unit_test(test_destroy_waits_for_the_holder),
+        cmocka_unit_test(test_server_runs_the_slot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,10 +12,10 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "registry/caller.h"
-#include "registry/global.h"
+#include "pool/caller.h"
+#include "pool/global.h"
 #include "scope/scope.h"
-#include "registry/worker.h"
+#include "worker/worker.h"
 
 typedef enum { BROADCAST_WAIT, BROADCAST_DETACHED, BROADCAST_SCOPE } broadcast_kind_t;
 
@@ -145,6 +145,8 @@ static int broadcast_queue(spool_pool_t *pool, broadcast_t *b)
     }
     for (unsigned i = 0; i < pool->num_slots; i++)
         (void)spool__deque_push_public(&pool->workers[i].broadcasts, &b->base); /* reserved */
+    if (pool->num_slots > pool->num_threads)
+        spool__slot_server_post(pool); /* the slot's index beside the workers' */
     pthread_mutex_unlock(&pool->broadcast_lock);
     spool__sleep_new_broadcast(&pool->sleep);
     return 0;

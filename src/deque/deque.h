@@ -110,19 +110,19 @@ typedef struct spool__deque {
 
 /* The owner's fast push and pop are spool_inline.h's, which programs that
  * use spool_join_inline compile in: they see the fields from bottom to base
- * as struct spool__fork_owner_v3, which must match. */
+ * as struct spool__fork_owner_v4, which must match. */
 #define SPOOL__DEQUE_OWNER_FIELD_AT(field)                                                        \
     (offsetof(spool__deque_t, field) - offsetof(spool__deque_t, bottom) ==                        \
-     offsetof(struct spool__fork_owner_v3, field))
+     offsetof(struct spool__fork_owner_v4, field))
 _Static_assert(SPOOL__DEQUE_OWNER_FIELD_AT(limit) && SPOOL__DEQUE_OWNER_FIELD_AT(floor) &&
                    SPOOL__DEQUE_OWNER_FIELD_AT(base) &&
                    sizeof(atomic_int_least64_t) == sizeof(int64_t) &&
                    sizeof(_Atomic(spool__job_t *)) == sizeof(spool__job_t *),
-               "struct spool__fork_owner_v3 (spool_inline.h) no longer matches the deque");
+               "struct spool__fork_owner_v4 (spool_inline.h) no longer matches the deque");
 
-static inline struct spool__fork_owner_v3 *spool__deque_owner(spool__deque_t *d)
+static inline struct spool__fork_owner_v4 *spool__deque_owner(spool__deque_t *d)
 {
-    return (struct spool__fork_owner_v3 *)(void *)&d->bottom;
+    return (struct spool__fork_owner_v4 *)(void *)&d->bottom;
 }
 
 typedef enum {
@@ -225,7 +225,7 @@ static inline bool spool__deque_push(spool__deque_t *d, spool__job_t *job)
  * then publish if wanted).  One compare covers both. */
 static inline bool spool__deque_push_private(spool__deque_t *d, spool__job_t *job)
 {
-    return spool__fork_push_v3(spool__deque_owner(d), job);
+    return spool__fork_push_v4(spool__deque_owner(d), job);
 }
 
 /* Owner only: spool_fork_inline's push, the fast push that also gives the
@@ -233,7 +233,7 @@ static inline bool spool__deque_push_private(spool__deque_t *d, spool__job_t *jo
 static inline bool spool__deque_push_private_at(spool__deque_t *d, spool__job_t *job,
                                                 int64_t *index)
 {
-    return spool__fork_push_at_v3(spool__deque_owner(d), job, index);
+    return spool__fork_push_at_v4(spool__deque_owner(d), job, index);
 }
 
 /* Owner only: spool_sync_inline's pop: job, pushed at index, if it is
@@ -241,7 +241,7 @@ static inline bool spool__deque_push_private_at(spool__deque_t *d, spool__job_t 
  * false with nothing popped (deque.md). */
 static inline bool spool__deque_pop_private_at(spool__deque_t *d, int64_t index, spool__job_t *job)
 {
-    return spool__fork_pop_at_v3(spool__deque_owner(d), index, job);
+    return spool__fork_pop_at_v4(spool__deque_owner(d), index, job);
 }
 
 /* Owner only: the private job at index i, split <= i < bottom. */
@@ -256,7 +256,7 @@ static inline spool__job_t *spool__deque_private_job(spool__deque_t *d, int64_t 
  * (spool__deque_pop, then publish if demanded). */
 static inline spool__job_t *spool__deque_pop_private(spool__deque_t *d)
 {
-    return spool__fork_pop_v3(spool__deque_owner(d));
+    return spool__fork_pop_v4(spool__deque_owner(d));
 }
 
 /* Owner only: true, with the newest job's index in *index, if popping that
@@ -289,7 +289,7 @@ static inline bool spool__deque_newest_private_at(spool__deque_t *d, int64_t ind
  * answer), read through base as the fast pop does. */
 static inline spool__job_t *spool__deque_window_job(spool__deque_t *d, int64_t i)
 {
-    return __atomic_load_n(spool__fork_slot_v3(spool__deque_owner(d), i), __ATOMIC_RELAXED);
+    return __atomic_load_n(spool__fork_slot_v4(spool__deque_owner(d), i), __ATOMIC_RELAXED);
 }
 
 /* Owner only: pops the newest job, at index (spool__deque_newest_private's

@@ -15,9 +15,9 @@
  */
 #include "spool.h"
 
-#include "registry/global.h"
+#include "pool/global.h"
 #include "scope/scope.h"
-#include "registry/worker.h"
+#include "worker/worker.h"
 
 /* 0 is "no region". */
 static atomic_uint_least64_t last_region;

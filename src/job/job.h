@@ -72,6 +72,7 @@ const spool__job_kind_t *spool__job_kind(const spool__job_t *job);
 
 /* The kinds, each defined beside its code (job.md has the table). */
 extern const spool__job_kind_t spool__kind_join;           /* join.c */
+extern const spool__job_kind_t spool__kind_join_v3;        /* join.c */
 extern const spool__job_kind_t spool__kind_spawn;          /* spawn.c */
 extern const spool__job_kind_t spool__kind_scope_spawn;    /* scope_spawn.c */
 extern const spool__job_kind_t spool__kind_local_block;    /* scope.c */
@@ -84,12 +85,15 @@ extern const spool__job_kind_t spool__kind_install;        /* install.c */
 extern const spool__job_kind_t spool__kind_broadcast;      /* broadcast.c */
 extern const spool__job_kind_t spool__kind_caller_service; /* caller.c */
 extern const spool__job_kind_t spool__kind_lend;           /* lend.c */
+extern const spool__job_kind_t spool__kind_frame;          /* frame_jobs.c */
 
 /* Is job a join frame (spool_join's b, spool_fork_inline's)?  The common
- * case of every take, inline. */
+ * case of every take, inline.  A join frame of a program built against
+ * inline ABI 3 (job/abi_v3.h) is of its own kind, spool__kind_join_v3,
+ * which answers every question as this one does. */
 static inline bool spool__job_is_join(const spool__job_t *job)
 {
-    return job->execute == spool__join_execute_v3;
+    return job->execute == spool__join_execute_v4;
 }
 
 /* job's label (see spool__job_kind_t.label); a join frame's is not

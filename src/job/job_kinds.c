@@ -8,7 +8,7 @@ static const spool__job_kind_t *const kinds[] = {
     &spool__kind_scope_spawn,    &spool__kind_private_ticket, &spool__kind_local_ticket,
     &spool__kind_ticket,         &spool__kind_task,           &spool__kind_spawn,
     &spool__kind_install,        &spool__kind_broadcast,      &spool__kind_caller_service,
-    &spool__kind_lend,
+    &spool__kind_lend,           &spool__kind_frame,          &spool__kind_join_v3,
 };
 
 const spool__job_kind_t *spool__job_kind(const spool__job_t *job)

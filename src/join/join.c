@@ -1,8 +1,9 @@
 /* spool_join: fork b for thieves, run a, then take b back or wait for it. */
 #include <stddef.h>
 
-#include "registry/global.h"
-#include "registry/worker.h"
+#include "job/abi_v3.h"
+#include "pool/global.h"
+#include "worker/worker.h"
 
 #if defined(__GNUC__)
 #define JOIN_INLINE inline __attribute__((always_inline))
@@ -26,22 +27,27 @@ typedef struct join_job {
  * their caller's frame and push it themselves: their view of the job, of
  * the deque and of spool_fork_t must be ours.  A change to any of these
  * layouts gives every name of spool_inline.h the next SPOOL_INLINE_ABI. */
-_Static_assert(sizeof(join_job_t) == sizeof(struct spool__join_frame_v3), "join frame v3");
-_Static_assert(offsetof(join_job_t, base.execute) == offsetof(struct spool__join_frame_v3, execute),
-               "join frame v3: execute");
-_Static_assert(offsetof(join_job_t, fn) == offsetof(struct spool__join_frame_v3, fn),
-               "join frame v3: fn");
-_Static_assert(offsetof(join_job_t, arg) == offsetof(struct spool__join_frame_v3, arg),
-               "join frame v3: arg");
-_Static_assert(offsetof(join_job_t, latch) == offsetof(struct spool__join_frame_v3, latch) &&
+_Static_assert(sizeof(join_job_t) == sizeof(struct spool__join_frame_v4), "join frame v4");
+_Static_assert(offsetof(join_job_t, base.execute) == offsetof(struct spool__join_frame_v4, execute),
+               "join frame v4: execute");
+_Static_assert(offsetof(join_job_t, fn) == offsetof(struct spool__join_frame_v4, fn),
+               "join frame v4: fn");
+_Static_assert(offsetof(join_job_t, arg) == offsetof(struct spool__join_frame_v4, arg),
+               "join frame v4: arg");
+_Static_assert(offsetof(join_job_t, latch) == offsetof(struct spool__join_frame_v4, latch) &&
                    sizeof(spool__core_latch_t) == sizeof(int) && SPOOL__LATCH_UNSET == 0,
-               "join frame v3: latch");
-_Static_assert(SPOOL_INLINE_ABI == 3 &&
-                   sizeof(spool_fork_t) == sizeof(struct spool__join_frame_v3) + sizeof(int64_t) &&
-                   offsetof(spool_fork_t, spool__index) == sizeof(struct spool__join_frame_v3),
+               "join frame v4: latch");
+_Static_assert(SPOOL_INLINE_ABI == 4 &&
+                   sizeof(spool_fork_t) == sizeof(struct spool__join_frame_v4) + sizeof(int64_t) &&
+                   offsetof(spool_fork_t, spool__index) == sizeof(struct spool__join_frame_v4),
                "spool_fork_t changed: give spool_inline.h's names the next SPOOL_INLINE_ABI");
+/* Inline ABI 3's frames are ABI 4's (job/abi_v3.h). */
+_Static_assert(sizeof(struct spool__join_frame_v3) == sizeof(struct spool__join_frame_v4) &&
+                   offsetof(struct spool__join_frame_v3, latch) ==
+                       offsetof(struct spool__join_frame_v4, latch),
+               "join frame v3");
 /* b run by a thief; exported, as spool_join_inline's b names it too. */
-void spool__join_execute_v3(spool__job_t *job)
+void spool__join_execute_v4(spool__job_t *job)
 {
     join_job_t *j = (join_job_t *)job;
     /* Read before fn, whose own steals overwrite it.  Stale when the owner
@@ -62,6 +68,10 @@ static void join_describe(const spool__job_t *job, spool__job_info_t *info)
 
 /* b of a join: on its maker's stack, its context its deque position's. */
 const spool__job_kind_t spool__kind_join = {
+    .name = "join", .execute = spool__join_execute_v4, .describe = join_describe};
+
+/* The same, made by a program built against inline ABI 3 (job/abi_v3.h). */
+const spool__job_kind_t spool__kind_join_v3 = {
     .name = "join", .execute = spool__join_execute_v3, .describe = join_describe};
 
 /* a has returned and the first pop did not give b back: b was stolen, or a
@@ -120,14 +130,14 @@ static JOIN_COLD void join_slow(spool__worker_t *w, join_job_t *job_b, spool_fn 
 }
 
 /* The whole fast path is here, in the caller's frame: push b, run a, pop b,
- * run b, as spool_join_inline does it (spool__join_fork_v3).  Anything else
+ * run b, as spool_join_inline does it (spool__join_fork_v4).  Anything else
  * leaves through a cold function that finishes the join.  No test for a
  * caller outside any pool: its deque is a stand-in that no push fits in,
- * and spool__join_slow_v3 sends it to join_cold. */
+ * and spool__join_slow_v4 sends it to join_cold. */
 static JOIN_INLINE void join_fork(spool_fn a, void *arg_a, spool_fn b, void *arg_b)
 {
-    struct spool__join_frame_v3 frame;
-    if (SPOOL__LIKELY(spool__join_fork_v3(spool__tls_fork_v3, &frame, a, arg_a, b, arg_b, 1))) {
+    struct spool__join_frame_v4 frame;
+    if (SPOOL__LIKELY(spool__join_fork_v4(spool__tls_fork_v4, &frame, a, arg_a, b, arg_b, 1))) {
         SPOOL__STAT_INC(spool__current_worker()->stats.jobs_executed);
         frame.fn(frame.arg);
     }
@@ -163,21 +173,21 @@ static JOIN_COLD void join_cold(spool_fn a, void *arg_a, spool_fn b, void *arg_b
     }
 }
 
-void spool__join_slow_v3(struct spool__join_frame_v3 *b, spool_fn a, void *arg_a)
+void spool__join_slow_v4(struct spool__join_frame_v4 *b, spool_fn a, void *arg_a)
 {
     spool__worker_t *w = spool__current_worker();
-    if (w == NULL) /* outside any pool (spool__tls_fork_v3's stand-in) */
+    if (w == NULL) /* outside any pool (spool__tls_fork_v4's stand-in) */
         join_cold(a, arg_a, b->fn, b->arg);
     else
         join_slow(w, (join_job_t *)(void *)b, a, arg_a);
 }
 
-void spool__join_finish_v3(struct spool__join_frame_v3 *b, spool__job_t *popped)
+void spool__join_finish_v4(struct spool__join_frame_v4 *b, spool__job_t *popped)
 {
     join_finish(spool__current_worker(), (join_job_t *)(void *)b, popped);
 }
 
-void spool__fork_slow_v3(struct spool__join_frame_v3 *b)
+void spool__fork_slow_v4(struct spool__join_frame_v4 *b)
 {
     if (SPOOL__UNLIKELY(b->fn == NULL))
         spool__abort("spool_fork_inline: NULL function");
@@ -188,7 +198,7 @@ void spool__fork_slow_v3(struct spool__join_frame_v3 *b)
         b->execute = NULL;
 }
 
-int spool__sync_finish_v3(struct spool__join_frame_v3 *b)
+int spool__sync_finish_v4(struct spool__join_frame_v4 *b)
 {
     if (b->execute == NULL)
         return 1; /* the fork pushed nothing: b is the caller's */
@@ -205,4 +215,31 @@ void spool_join(spool_fn a, void *arg_a, spool_fn b, void *arg_b)
     if (SPOOL__UNLIKELY(b == NULL))
         join_null();
     join_fork(a, arg_a, b, arg_b);
+}
+
+/* ---- inline ABI 3 (job/abi_v3.h): programs built against spool 0.6 ---------- */
+
+void spool__join_execute_v3(spool__job_t *job)
+{
+    spool__join_execute_v4(job);
+}
+
+void spool__fork_slow_v3(struct spool__join_frame_v3 *b)
+{
+    spool__fork_slow_v4((struct spool__join_frame_v4 *)(void *)b);
+}
+
+int spool__sync_finish_v3(struct spool__join_frame_v3 *b)
+{
+    return spool__sync_finish_v4((struct spool__join_frame_v4 *)(void *)b);
+}
+
+void spool__join_slow_v3(struct spool__join_frame_v3 *b, spool_fn a, void *arg_a)
+{
+    spool__join_slow_v4((struct spool__join_frame_v4 *)(void *)b, a, arg_a);
+}
+
+void spool__join_finish_v3(struct spool__join_frame_v3 *b, spool__job_t *popped)
+{
+    spool__join_finish_v4((struct spool__join_frame_v4 *)(void *)b, popped);
 }

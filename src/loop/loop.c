@@ -15,10 +15,10 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "registry/global.h"
+#include "pool/global.h"
 #include "platform/test_hooks.h"
 #include "platform/tuning.h"
-#include "registry/worker.h"
+#include "worker/worker.h"
 
 /* A leaf's first piece, which measures the loop's pace, is 1/LEAF_PIECES
  * of it.  The times that decide splitting and the loop memo are tuning.h's

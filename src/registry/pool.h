@@ -45,9 +45,22 @@ struct spool_pool {
      * caller slot if it is lent (caller.h). */
     unsigned num_slots;
     SPOOL__ALIGNED atomic_int caller_taken; /* 1 while a caller holds the slot */
+    /* The job a worker's take returns while the free slot has broadcasts
+     * queued (caller.h's spool__caller_service), if the slot is lent. */
+    spool__job_t *slot_service;
     /* Held while a broadcast is queued on every worker, so that concurrent
      * broadcasts reach all workers in one order. */
     pthread_mutex_t broadcast_lock;
+    /* The caller slot's server (slot_server.c): a thread that serves the
+     * slot's broadcasts while nobody holds it, started by the first
+     * broadcast.  The fields below are under broadcast_lock. */
+    pthread_cond_t slot_cond;
+    pthread_t slot_thread;
+    uint64_t slot_posted; /* broadcasts queued for the slot so far */
+    /* The server runs: the free slot's broadcasts are its, no worker's
+     * (caller.md, H6).  Written under the lock; read relaxed as a hint. */
+    atomic_bool slot_started;
+    bool slot_stop;
     SPOOL__ALIGNED atomic_size_t lifecycle;
     /* References to this memory: the handle, plus cross-pool latch setters
      * that are waking one of our workers. */
@@ -121,8 +134,8 @@ int spool__pool_run_in_worker(spool_pool_t *pool, spool_fn fn, void *arg);
  * scope or isolation from outside): the caller runs fn itself as the pool's
  * caller if it is outside any pool and the slot is free (caller.h). */
 int spool__pool_run_root(spool_pool_t *pool, spool_fn fn, void *arg);
-/* A spool__injector_keep_fn: is job an install made by a worker of another
- * pool? */
+/* A spool__injector_keep_fn (install.c): is job an install made by a
+ * worker of another pool?  The wait loop's isolated waiters take those. */
 bool spool__install_from_worker(const spool__job_t *job, const void *unused);
 
 /* The pool's timeline (pool_trace.c): at creation (reads SPOOL_TRACE; 0 or

@@ -12,9 +12,9 @@
 
 #include "scope/scope.h"
 
-#include "registry/caller.h"
-#include "registry/global.h"
-#include "registry/worker.h"
+#include "pool/caller.h"
+#include "pool/global.h"
+#include "worker/worker.h"
 
 #define GROUP_OPEN 0x73706f6fu /* "spoo": between init and wait */
 

@@ -5,9 +5,9 @@
 
 #include "scope/scope.h"
 
-#include "registry/global.h"
+#include "pool/global.h"
 #include "platform/test_hooks.h"
-#include "registry/worker.h"
+#include "worker/worker.h"
 
 /* Scope entry and end are inlined into each public entry point with its
  * kinds constant (FIFO or LIFO, in place or not, on a worker or not), so

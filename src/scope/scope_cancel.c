@@ -5,7 +5,7 @@
 
 #include "scope/scope.h"
 
-#include "registry/worker.h"
+#include "worker/worker.h"
 
 atomic_uint spool__scopes_cancelled;
 

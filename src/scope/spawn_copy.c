@@ -12,7 +12,7 @@
 #include "scope/scope.h"
 #include "platform/test_hooks.h"
 
-#include "registry/worker.h"
+#include "worker/worker.h"
 
 typedef struct copy_block {
     spool_scope_fn fn;

@@ -1,5 +1,5 @@
 /* Latches: the out-of-line parts (see latch.h).  Setting a spin latch and
- * a count latch's cold wait need the owner's pool: registry/latch_set.c. */
+ * a count latch's cold wait need the owner's pool: worker/latch_set.c. */
 #include "sleep/latch.h"
 
 #include <sched.h>

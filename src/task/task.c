@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "registry/global.h"
+#include "pool/global.h"
 #include "sleep/latch.h"
 #include "registry/pool.h"
 #include "platform/test_hooks.h"
-#include "registry/worker.h"
+#include "worker/worker.h"
 
 /* A thread waiting for a task (spool_task_wait), on its own stack. */
 typedef struct spool__task_waiter {

@@ -1,7 +1,7 @@
 /* Reading a trace: the timeline's clock, a trace's rings and their
  * lifetime, a snapshot of the rings, and the names of the functions it
  * records (trace.md).  A pool's start, stop and write are
- * registry/pool_trace.c's. */
+ * pool/pool_trace.c's. */
 #define _GNU_SOURCE /* dladdr */
 #include "trace/trace_write.h"
 

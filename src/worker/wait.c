@@ -2,11 +2,10 @@
  * The wait layer (wait.h, wait.md): the one take and its filter, running
  * what was taken, and the one loop every wait goes through.
  */
-#include "registry/wait.h"
+#include "worker/wait.h"
 
-#include "registry/caller.h"
 #include "registry/pool.h"
-#include "registry/worker.h"
+#include "worker/worker.h"
 
 /* ---- contexts of taken jobs ------------------------------------------------- */
 
@@ -154,8 +153,16 @@ static spool__job_t *steal(spool__worker_t *w, uint64_t region, spool__taken_t *
                 tk->entered = enter_taken(w, context_of(job, &v->ctx, t));
                 return job;
             }
-            SPOOL__STAT_INC(w->stats.failed_steals);
             retry |= r == SPOOL__STEAL_RETRY;
+            /* Its typed frames, after its jobs (frame_jobs.h): in its own
+             * context, its label. */
+            job = spool__worker_steal_frame(w, v, victim, region, tk, &retry);
+            if (job != NULL) {
+                SPOOL__STAT_INC(w->stats.steals);
+                tk->entered = enter_taken(w, context_of(job, &v->ctx, 0));
+                return job;
+            }
+            SPOOL__STAT_INC(w->stats.failed_steals);
         }
         if (!retry)
             return NULL;
@@ -182,9 +189,9 @@ spool__job_t *spool__take(spool__worker_t *w, spool__filter_t f, spool__taken_t 
     spool_pool_t *pool = w->pool;
     /* The free caller slot's broadcasts: a worker serves its index (an
      * exception of every filter, as broadcasts are). */
-    if (SPOOL__UNLIKELY(spool__caller_needs_serving(pool)) && w->index < pool->num_threads) {
+    if (SPOOL__UNLIKELY(spool__slot_needs_serving(pool)) && w->index < pool->num_threads) {
         t->from = SPOOL__FROM_BROADCAST;
-        return &spool__caller_service;
+        return pool->slot_service;
     }
     if (f.region != 0) {
         /* An install by another pool's worker: it needs one of ours, and
@@ -283,7 +290,8 @@ static bool jobs_left(spool__worker_t *w)
     if (spool__injector_len_hint(&pool->injector) > 0)
         return true;
     for (unsigned i = 0; i < pool->num_slots; i++)
-        if (i != w->index && spool__deque_has_public(&pool->workers[i].deque))
+        if (i != w->index && (spool__deque_has_public(&pool->workers[i].deque) ||
+                              spool__worker_frames_public(&pool->workers[i])))
             return true;
     return false;
 }
@@ -310,7 +318,7 @@ static bool posted_work(void *arg)
     spool_pool_t *pool = w->pool;
     /* Relaxed, as the others: after the SleepFence (lend.md, ClaimFence). */
     return !spool__injector_is_empty(&pool->injector) || spool__deque_len(&w->broadcasts) > 0 ||
-           (w->index < pool->num_threads && spool__caller_needs_serving(pool)) ||
+           (w->index < pool->num_threads && spool__slot_needs_serving(pool)) ||
            spool__dock_claimed(atomic_load_explicit(&w->dock, memory_order_relaxed));
 }
 
@@ -332,11 +340,13 @@ static bool region_has_work(void *arg)
         region_of_t of = {&pool->workers[v], c->region};
         if (spool__deque_peek_oldest(&pool->workers[v].deque, &t, &tag) && of_region(&of, t, tag))
             return true;
+        if (v != w->index && spool__worker_frames_of_region(&pool->workers[v], c->region))
+            return true;
     }
     if (own_newest_takeable(w, c->region))
         return true;
     return spool__deque_len(&w->broadcasts) > 0 ||
-           (w->index < pool->num_threads && spool__caller_needs_serving(pool)) ||
+           (w->index < pool->num_threads && spool__slot_needs_serving(pool)) ||
            spool__injector_has_if(&pool->injector, spool__install_from_worker, NULL);
 }
 
@@ -389,6 +399,9 @@ static spool__job_t *search(spool__worker_t *w, spool__filter_t f, spool__core_l
                     *lent = spool__dock_close(&w->dock);
                 break;
             }
+            /* A thief that asks for w's typed frames while w waits here
+             * gets them now, not when w's code spawns or syncs again. */
+            spool__worker_frames_share(w, false);
             spool__sleep_no_work_found(sleep, &idle, latch, posted_work, w);
         }
         spool__sleep_work_found(sleep, job != NULL && jobs_left(w));
@@ -410,6 +423,7 @@ static spool__job_t *search(spool__worker_t *w, spool__filter_t f, spool__core_l
             spool__deque_t *d = &w->deque;
             if (d->owner_split < atomic_load_explicit(&d->bottom, memory_order_relaxed))
                 spool__worker_publish(w);
+            spool__worker_frames_share(w, true);
             spool__sleep_no_work_found_isolated(sleep, &idle, latch, region_has_work, &check);
         }
     }

@@ -1,10 +1,9 @@
 /* Detached spawns: spool_spawn, spool_spawn_fifo and their pool variants. */
 #include <errno.h>
 
-#include "registry/spawn.h"
 
-#include "registry/global.h"
-#include "registry/worker.h"
+#include "pool/global.h"
+#include "worker/worker.h"
 
 static void spawn_job_execute(spool__job_t *base)
 {
@@ -41,7 +40,7 @@ static spool__context_t spawn_fifo_label(void *pool)
 }
 
 /* Detached spawns are counted on the pool when made: no local ones. */
-const spool__fifo_ops_t spool__spawn_fifo_ops = {.label = spawn_fifo_label, .run = spawn_fifo_run};
+static const spool__fifo_ops_t spawn_fifo_ops = {.label = spawn_fifo_label, .run = spawn_fifo_run};
 
 /* A detached spawn belongs to no scope and no region. */
 static spool__context_t spawn_label(const spool__job_t *job)
@@ -71,7 +70,11 @@ static int spawn_into(spool_pool_t *pool, spool_fn fn, void *arg, bool fifo)
     }
     int err;
     if (on_deque && fifo) {
-        /* A call on w's FIFO: no job block of its own. */
+        /* A call on w's FIFO: no job block of its own.  The FIFO is
+         * detached spawns' alone; its ops are set before its first ticket
+         * exists, so every holder of a ticket reads them after this. */
+        if (w->fifo.ops == NULL)
+            w->fifo.ops = &spawn_fifo_ops;
         err = spool__worker_push_fifo(w, &w->fifo, (spool__fifo_fn_t)fn, arg, false);
         if (err != 0)
             spool__pool_work_done(pool);

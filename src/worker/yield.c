@@ -2,7 +2,7 @@
  * spool_yield_local): one take with the filter a wait here would have
  * (wait.h), so that a yield inside an isolation region takes only what a
  * wait there may take; and the pending-task hint. */
-#include "registry/worker.h"
+#include "worker/worker.h"
 
 spool_yield_t spool_yield_now(void)
 {
@@ -21,5 +21,5 @@ int spool_current_thread_has_pending_tasks(void)
     spool__worker_t *w = spool__current_worker();
     if (w == NULL)
         return -1;
-    return spool__deque_len(&w->deque) > 0;
+    return spool__deque_len(&w->deque) > 0 || spool__worker_frames_pending(w);
 }

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "registry/worker.h"
+#include "worker/worker.h"
 
 void spool__trace_describe(const spool__job_t *job, spool__job_info_t *info)
 {

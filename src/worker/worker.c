@@ -1,25 +1,34 @@
 /* A worker: setting it up, publication of its private jobs, and its
  * thread's main loop (see worker.h); its waits are wait.c's. */
 #define _GNU_SOURCE /* pthread_setname_np */
-#include "registry/worker.h"
+#include "worker/worker.h"
 
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 
-#include "registry/spawn.h"
+#include "job/abi_v3.h"
 #include "spool_inline.h"
 
 _Thread_local spool__worker_t *spool__tls_worker SPOOL__TLS_MODEL;
 /* Outside a pool spool_join_inline's fast push must fail: limit is below
  * every index.  Never written: the push fails before any store. */
-static struct spool__fork_owner_v3 fork_outside_pool = {.limit = INT64_MIN};
-__thread struct spool__fork_owner_v3 *spool__tls_fork_v3 = &fork_outside_pool;
+static struct spool__fork_owner_v4 fork_outside_pool = {.limit = INT64_MIN};
+__thread struct spool__fork_owner_v4 *spool__tls_fork_v4 = &fork_outside_pool;
+/* The same pointer for programs built against inline ABI 3, whose owner
+ * view is ABI 4's (job/abi_v3.h). */
+_Static_assert(sizeof(struct spool__fork_owner_v3) == sizeof(struct spool__fork_owner_v4) &&
+                   offsetof(struct spool__fork_owner_v3, base) ==
+                       offsetof(struct spool__fork_owner_v4, base),
+               "fork owner v3");
+__thread struct spool__fork_owner_v3 *spool__tls_fork_v3 =
+    (struct spool__fork_owner_v3 *)(void *)&fork_outside_pool;
 
 void spool__worker_enter(spool__worker_t *w)
 {
     spool__tls_worker = w;
-    spool__tls_fork_v3 = spool__deque_owner(&w->deque);
+    spool__tls_fork_v4 = spool__deque_owner(&w->deque);
+    spool__tls_fork_v3 = (struct spool__fork_owner_v3 *)(void *)spool__tls_fork_v4;
 #ifdef SPOOL_STATS
     spool__tls_stats = &w->stats;
 #endif
@@ -28,7 +37,8 @@ void spool__worker_enter(spool__worker_t *w)
 void spool__worker_leave(void)
 {
     spool__tls_worker = NULL;
-    spool__tls_fork_v3 = &fork_outside_pool;
+    spool__tls_fork_v4 = &fork_outside_pool;
+    spool__tls_fork_v3 = (struct spool__fork_owner_v3 *)(void *)&fork_outside_pool;
 #ifdef SPOOL_STATS
     spool__tls_stats = NULL;
 #endif
@@ -39,14 +49,22 @@ int spool__worker_init(spool__worker_t *w, spool_pool_t *pool, unsigned index)
     int err = spool__ctx_init(&w->ctx);
     if (err != 0)
         return err;
-    err = spool__deque_init(&w->deque);
+    err = spool__ctx_init(&w->frame_ctx);
     if (err != 0) {
         spool__ctx_destroy(&w->ctx);
         return err;
     }
-    err = spool__job_fifo_init(&w->fifo, &spool__spawn_fifo_ops, pool);
+    err = spool__deque_init(&w->deque);
+    if (err != 0) {
+        spool__ctx_destroy(&w->frame_ctx);
+        spool__ctx_destroy(&w->ctx);
+        return err;
+    }
+    /* Detached FIFO spawns' (spawn.c sets the ops at its first push). */
+    err = spool__job_fifo_init(&w->fifo, NULL, pool);
     if (err != 0) {
         spool__deque_destroy(&w->deque);
+        spool__ctx_destroy(&w->frame_ctx);
         spool__ctx_destroy(&w->ctx);
         return err;
     }
@@ -54,6 +72,7 @@ int spool__worker_init(spool__worker_t *w, spool_pool_t *pool, unsigned index)
     if (err != 0) {
         spool__job_fifo_destroy(&w->fifo);
         spool__deque_destroy(&w->deque);
+        spool__ctx_destroy(&w->frame_ctx);
         spool__ctx_destroy(&w->ctx);
         return err;
     }
@@ -67,6 +86,7 @@ int spool__worker_init(spool__worker_t *w, spool_pool_t *pool, unsigned index)
     /* Idle before its thread runs: its first search looks at the dock
      * before it takes anything (wait.c). */
     atomic_init(&w->dock, SPOOL__DOCK_IDLE);
+    atomic_init(&w->frames, NULL);
     return 0;
 }
 
@@ -76,6 +96,8 @@ void spool__worker_destroy(spool__worker_t *w)
     spool__job_fifo_destroy(&w->fifo);
     spool__deque_destroy(&w->broadcasts);
     spool__ctx_destroy(&w->ctx);
+    spool__ctx_destroy(&w->frame_ctx);
+    spool__frames_destroy(atomic_load_explicit(&w->frames, memory_order_relaxed));
     spool__block_cache_drain(&w->blocks);
     spool__block_cache_drain(&w->task_blocks);
     free(spool__copy_retire(&w->copies)); /* every copy was released: its jobs ran */
@@ -104,7 +126,10 @@ void spool__worker_publish(spool__worker_t *w)
                 regional = spool__ctx_lookup(&w->ctx, i).region != 0;
             continue;
         }
-        /* Its label's region, for an isolated thief's test (wait.c). */
+        /* Its label's region, for an isolated thief's test (wait.c); 0 for
+         * a join frame of inline ABI 3, whose context is its position's
+         * too (its owner runs it if nobody else does: no isolated sleeper
+         * needs the wake-up). */
         uint64_t tag = spool__job_tag(job);
         spool__deque_set_tag(d, i, tag);
         regional |= tag > 1;

@@ -1,9 +1,8 @@
 /* Lending idle workers and parking in a pool: see lend.h and lend.md. */
-#include "registry/lend.h"
+#include "worker/lend.h"
 
 #include "platform/places.h"
-#include "registry/global.h"
-#include "registry/worker.h"
+#include "worker/worker.h"
 
 /* ---- the lend job ------------------------------------------------------------ */
 
@@ -77,11 +76,6 @@ spool_pool_t *spool__current_pool(void)
 {
     spool__worker_t *w = spool__current_worker();
     return w != NULL ? w->pool : NULL;
-}
-
-spool_pool_t *spool__global_pool_get(void)
-{
-    return spool__global_pool();
 }
 
 unsigned spool__pool_cpus(const spool_pool_t *pool)

@@ -17,7 +17,8 @@
 #include "platform/places.h"
 #include "platform/test_hooks.h"
 #include "platform/tuning.h"
-#include "registry/worker.h"
+#include "pool/caller.h"
+#include "worker/worker.h"
 
 atomic_uint spool__fork_generation;
 
@@ -84,6 +85,7 @@ static void pool_free(spool_pool_t *pool, unsigned num_workers)
     for (unsigned i = 0; i < num_workers; i++)
         spool__worker_destroy(&pool->workers[i]);
     free(pool->workers);
+    pthread_cond_destroy(&pool->slot_cond);
     pthread_mutex_destroy(&pool->broadcast_lock);
     spool__block_depot_destroy(&pool->blocks);
     spool__block_depot_destroy(&pool->task_blocks);
@@ -196,6 +198,8 @@ static int pool_new(const spool_config_t *config, unsigned n, bool lend_slot, bo
         goto no_task_blocks;
     if ((err = STEP(pthread_mutex_init(&pool->broadcast_lock, NULL))) != 0)
         goto no_broadcast_lock;
+    if ((err = STEP(pthread_cond_init(&pool->slot_cond, NULL))) != 0)
+        goto no_slot_cond;
     /* The global pool lends its slot, unless its workers' stacks have a
      * size of their own or its threads a start handler: then its roots stay
      * on threads made and set up for them. */
@@ -215,6 +219,8 @@ static int pool_new(const spool_config_t *config, unsigned n, bool lend_slot, bo
     /* The caller slot's holder is never lent (lend.h). */
     atomic_init(&pool->workers[n].dock, SPOOL__DOCK_BUSY);
     atomic_init(&pool->caller_taken, 0);
+    atomic_init(&pool->slot_started, false);
+    pool->slot_service = lends ? &spool__caller_service : NULL;
     atomic_init(&pool->lifecycle, 1);
     atomic_init(&pool->refs, 1);
     pool->stack_size = config->stack_size;
@@ -237,6 +243,8 @@ static int pool_new(const spool_config_t *config, unsigned n, bool lend_slot, bo
 no_workers:
     pool_free(pool, built);
     return err;
+no_slot_cond:
+    pthread_mutex_destroy(&pool->broadcast_lock);
 no_broadcast_lock:
     spool__block_depot_destroy(&pool->task_blocks);
 no_task_blocks:
@@ -380,6 +388,7 @@ int spool_pool_destroy(spool_pool_t *pool)
     if ((old & SPOOL__WORK_MASK) == 1)
         terminate_workers(pool, pool->num_threads);
     join_workers(pool, pool->num_threads);
+    spool__slot_server_stop(pool);
     spool__trace_finish(pool); /* SPOOL_TRACE's file */
     spool__pool_unref(pool);
     return 0;

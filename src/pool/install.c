@@ -2,8 +2,8 @@
  * spool_pool_install (a job run on a worker while the caller waits). */
 #include "registry/pool.h"
 
-#include "registry/caller.h"
-#include "registry/worker.h"
+#include "pool/caller.h"
+#include "worker/worker.h"
 
 int spool__pool_inject(spool_pool_t *pool, spool__job_t *job, bool *woke)
 {

@@ -82,6 +82,14 @@ void spool__fifo_ticket_private_execute(spool__job_t *job);
 void spool__fifo_ticket_local_execute(spool__job_t *job);
 void spool__fifo_ticket_execute(spool__job_t *job);
 
+/* Is t, a FIFO's open ticket, still private and of the kind a local
+ * (local) or counted push adds references to? */
+static inline bool spool__fifo_ticket_is_open(const spool__heap_job_t *t, bool local)
+{
+    return t->ticket.base.execute ==
+           (local ? spool__fifo_ticket_local_execute : spool__fifo_ticket_private_execute);
+}
+
 static inline bool spool__job_is_fifo_ticket(const spool__job_t *job)
 {
     const spool__job_kind_t *k = spool__job_kind(job);

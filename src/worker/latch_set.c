@@ -3,7 +3,7 @@
  * pool, and a count latch's cold wait runs the wait loop. */
 #include "sleep/latch.h"
 
-#include "registry/worker.h"
+#include "worker/worker.h"
 
 void spool__spin_latch_set(spool__spin_latch_t *l)
 {

@@ -19,15 +19,17 @@
 #include "memory/job_cache.h"
 #include "memory/copy_arena.h"
 #include "deque/demand.h"
-#include "registry/job_fifo.h"
-#include "registry/lend.h"
+#include "worker/frame_jobs.h"
+#include "worker/job_fifo.h"
+#include "worker/lend.h"
 #include "sleep/latch.h"
 #include "deque/pace.h"
+#include "registry/caller_slot.h"
 #include "registry/pool.h"
 #include "sleep/sleep.h"
 #include "platform/stats.h"
 #include "trace/trace.h"
-#include "registry/wait.h"
+#include "worker/wait.h"
 
 typedef struct spool__worker {
     spool__deque_t deque;
@@ -56,6 +58,13 @@ typedef struct spool__worker {
     /* The contexts (scope, isolation region) of the deque's jobs and of the
      * code running here (context.h). */
     spool__ctx_stack_t ctx;
+    /* Its typed tasks' frame deque, made on its first typed task (NULL
+     * until then; read by thieves), the contexts of its frames (entries at
+     * frame indices), and the frame it stole last, as its take returns it
+     * (frame_jobs.h). */
+    _Atomic(spool__frames_t *) frames;
+    spool__ctx_stack_t frame_ctx;
+    spool__frame_job_t frame_job;
     /* Scope jobs this worker dropped because their scope was cancelled. */
     atomic_ulong jobs_dropped; /* written by this worker only */
     /* Scope spawns it ran at once, having no memory for a job. */
@@ -117,6 +126,22 @@ void *spool__worker_main(void *arg);
 /* Publishes w's private jobs (w is the calling worker) and tells the
  * sleepers, as a push of that many jobs would. */
 void spool__worker_publish(spool__worker_t *w);
+
+/* Does pool's caller slot (caller.md) need a worker to serve it: has it
+ * broadcasts queued while nobody holds it, and no server (whose runs they
+ * are while it runs, H6)?  A relaxed look, for a worker's take and an
+ * isolated sleeper's check; the sleepers' final check reads it after
+ * their SleepFence (wait.md).  A stale "no server" costs one look under
+ * the lock (the service's, caller.c). */
+static inline bool spool__slot_needs_serving(spool_pool_t *pool)
+{
+    if (pool->slot_service == NULL) /* the slot is not lent */
+        return false;
+    /* Relaxed: hints; the sleepers' final check orders them (wait.md). */
+    return spool__slot_has_free_runs(&pool->caller_taken,
+                                     &pool->workers[pool->num_threads].broadcasts) &&
+           !atomic_load_explicit(&pool->slot_started, memory_order_relaxed);
+}
 
 /* Is another worker of w's pool idle (searching or asleep)?  A relaxed look
  * at the sleep counters, a hint for publishing early (deque.md, rule 3):
@@ -319,9 +344,7 @@ static inline int spool__worker_push_fifo(spool__worker_t *w, spool__job_fifo_t 
 {
     spool__deque_t *d = &w->deque;
     spool__heap_job_t *t = f->open_ticket;
-    void (*kind)(spool__job_t *) =
-        local ? spool__fifo_ticket_local_execute : spool__fifo_ticket_private_execute;
-    if (t != NULL && t->ticket.count < SPOOL__FIFO_TICKET_CAP && t->ticket.base.execute == kind &&
+    if (t != NULL && t->ticket.count < SPOOL__FIFO_TICKET_CAP && spool__fifo_ticket_is_open(t, local) &&
         atomic_load_explicit(&d->bottom, memory_order_relaxed) == f->open_index + 1 &&
         SPOOL__LIKELY(!spool__deque_demanded(d))) {
         /* Another reference in the open ticket, which is private and of

@@ -1,10 +1,20 @@
 /* The caller slot: see caller.h and caller.md. */
-#include "registry/caller.h"
+#include "pool/caller.h"
 
-#include "registry/worker.h"
+#include "worker/worker.h"
 
 /* How deep the slot's context stack is between holders: its own entry. */
 #define BASE_DEPTH 1u
+
+/* The calling thread, which holds the slot, becomes its worker. */
+static spool__worker_t *slot_enter(spool_pool_t *pool, spool__context_t made_in)
+{
+    spool__worker_t *w = &pool->workers[pool->num_threads];
+    spool__worker_enter(w);
+    w->caller_entered = spool__ctx_enter(
+        &w->ctx, atomic_load_explicit(&w->deque.bottom, memory_order_relaxed), made_in);
+    return w;
+}
 
 struct spool__worker *spool__caller_enter(spool_pool_t *pool, spool__context_t made_in)
 {
@@ -17,20 +27,7 @@ struct spool__worker *spool__caller_enter(spool_pool_t *pool, spool__context_t m
         spool__caller_release(&pool->caller_taken);
         return NULL;
     }
-    spool__worker_t *w = &pool->workers[pool->num_threads];
-    spool__worker_enter(w);
-    w->caller_entered = spool__ctx_enter(
-        &w->ctx, atomic_load_explicit(&w->deque.bottom, memory_order_relaxed), made_in);
-    return w;
-}
-
-bool spool__caller_needs_serving(spool_pool_t *pool)
-{
-    if (pool->num_slots == pool->num_threads)
-        return false;
-    /* Relaxed: hints; the sleepers' final check orders them (wait.md). */
-    return spool__deque_len(&pool->workers[pool->num_threads].broadcasts) > 0 &&
-           atomic_load_explicit(&pool->caller_taken, memory_order_relaxed) == 0;
+    return slot_enter(pool, made_in);
 }
 
 /* The holder w drains the slot's deque and broadcasts and leaves the
@@ -55,15 +52,11 @@ static void slot_drain(spool__worker_t *w)
 static void slot_release(spool_pool_t *pool)
 {
     spool__worker_t *slot = &pool->workers[pool->num_threads];
-    for (;;) {
-        spool__caller_release(&pool->caller_taken);
-        /* ReleaseFence: pairs with the broadcaster's PushFence
-         * (spool__sleep_new_broadcast) and the sleepers' SleepFence:
-         * either we see its broadcast here, or it sees a sleeper that then
-         * finds the slot free, or a searching worker finds both. */
-        spool__fence_seq_cst();
-        if (spool__deque_len(&slot->broadcasts) == 0 || !spool__caller_claim(&pool->caller_taken))
-            return;
+    /* Its ReleaseFence (caller_slot.h): either we see a broadcast queued
+     * after our last take here, or its server sees the slot free, or,
+     * without a server, the broadcaster sees a sleeper that then finds the
+     * slot free, or a searching worker finds both. */
+    while (spool__caller_release_look(&pool->caller_taken, &slot->broadcasts)) {
         spool__worker_t *prev = spool__current_worker();
         spool__worker_enter(slot);
         slot->caller_entered = false;
@@ -84,16 +77,36 @@ void spool__caller_leave(spool__worker_t *w)
     spool__pool_work_done(pool); /* last: it may let destroy free the pool */
 }
 
-/* A worker w of the pool serves the free slot's broadcasts: as the slot's
- * holder, in w's isolation region (w's stack below may hold a region's
- * job: nothing of another region may start on top of it), after
- * publishing its own private jobs (they stay takeable while it serves). */
+bool spool__caller_serve(spool_pool_t *pool)
+{
+    if (!spool__caller_claim(&pool->caller_taken))
+        return false;
+    spool__worker_t *w = slot_enter(pool, (spool__context_t){NULL, 0});
+    slot_drain(w);
+    spool__worker_leave();
+    slot_release(pool);
+    return true;
+}
+
+/* A worker w of the pool serves the free slot's broadcasts, if the pool
+ * has no server: as the slot's holder, in w's isolation region (w's stack
+ * below may hold a region's job: nothing of another region may start on
+ * top of it), after publishing its own private jobs (they stay takeable
+ * while it serves).  With a server, the runs are the server's: a worker
+ * that ran one could not run its own index's run of the same broadcast
+ * until that one returned (H6). */
 static void serve_slot(spool__job_t *job)
 {
     (void)job;
     spool__worker_t *w = spool__current_worker();
     spool_pool_t *pool = w->pool;
-    if (!spool__caller_claim(&pool->caller_taken))
+    /* Under the lock: a broadcast that starts the server does so with the
+     * lock held while it queues, so a worker that saw its run sees the
+     * server (the hint in spool__slot_needs_serving may be stale). */
+    pthread_mutex_lock(&pool->broadcast_lock);
+    bool served = atomic_load_explicit(&pool->slot_started, memory_order_relaxed);
+    pthread_mutex_unlock(&pool->broadcast_lock);
+    if (served || !spool__caller_claim(&pool->caller_taken))
         return; /* another serves it, or a caller holds it */
     spool__deque_t *d = &w->deque;
     if (d->owner_split < atomic_load_explicit(&d->bottom, memory_order_relaxed))

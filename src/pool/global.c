@@ -1,7 +1,7 @@
 /* The global pool (the one calls from outside any pool run in, started on
  * first use), the fork handlers, and the calls that ask about the calling
  * thread's pool. */
-#include "registry/global.h"
+#include "pool/global.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "registry/pool.h"
-#include "registry/worker.h"
+#include "worker/worker.h"
 
 /* ---- fork ---------------------------------------------------------------- */
 
@@ -141,4 +141,10 @@ unsigned spool_current_num_threads(void)
         return w->pool->num_slots;
     spool_pool_t *global = spool__global_pool();
     return global != NULL ? global->num_slots : 1;
+}
+
+/* For libspool-omp (worker/lend.h's hooks). */
+spool_pool_t *spool__global_pool_get(void)
+{
+    return spool__global_pool();
 }
