@@ -1,5 +1,5 @@
 /*
- * A model of the caller slot's hand-over (src/registry/caller.md), for spin.
+ * A model of the caller slot's hand-over (src/pool/caller.md), for spin.
  *
  * Two outside callers C0 and C1 each run a root in the global pool.  A
  * caller that takes the slot (a CAS of taken from 0 to 1) is its worker:

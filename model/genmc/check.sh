@@ -247,6 +247,18 @@ check fifo_ticket.c quick=-DJOBS=2 \
   -DCOUNT_ON_PUBLISH=0 \
   -DDONE_ORDER=memory_order_relaxed
 
+check frames.c quick=-DTHIEVES=1 \
+  frames-publish-relaxed \
+  frames-steal-relaxed \
+  frames-latch-set-relaxed \
+  frames-retract-blind \
+  frames-sync-slack \
+  frames-serve-relaxed \
+  frames-ask-relaxed \
+  frames-clear-asked-first \
+  frames-no-retract-alert \
+  frames-no-reset-alert
+
 check fork_sync.c \
   sync-pop-no-floor-test \
   sync-pop-no-bottom-test \
@@ -292,6 +304,12 @@ check copy_arena.c \
 check caller_slot.c \
   caller-claim-relaxed \
   caller-release-relaxed
+
+check slot_server.c \
+  slot-server-unfenced \
+  slot-release-unfenced \
+  slot-look-at-bottom \
+  -DPUSH_AFTER_POST
 
 check lend_dock.c \
   lend-claim-relaxed \
