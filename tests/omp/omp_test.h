@@ -4,10 +4,12 @@
 #define SPOOL_OMP_TEST_H
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <omp.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <setjmp.h>
 #include <sys/syscall.h>
 
@@ -18,13 +20,18 @@
 /* gcc's parallel entry point, to find which library defines it. */
 void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags);
 
-/* The file of the library that runs this program's OpenMP. */
+/* The file of the library that runs this program's OpenMP, links
+ * followed: a libgomp.so.1 on LD_LIBRARY_PATH that is libspool-omp (one of
+ * the ways in) names libspool-omp. */
 static inline const char *omp_test_runtime(void)
 {
+    static char path[PATH_MAX];
     Dl_info info;
     if (dladdr((void *)(uintptr_t)GOMP_parallel, &info) == 0 || info.dli_fname == NULL)
         return "?";
-    return info.dli_fname;
+    if (realpath(info.dli_fname, path) == NULL)
+        return info.dli_fname;
+    return path;
 }
 
 /* Fails the test unless libspool-omp runs this program's OpenMP. */

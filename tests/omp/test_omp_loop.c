@@ -412,37 +412,52 @@ static void test_orphaned(void **state)
     assert_each_once(1000);
 }
 
+/* How long a round's slow iteration waits for a thread to leave its loop:
+ * long enough for the rest of the team to be scheduled on a loaded machine. */
+enum { SLOW_ITERATION_MS = 20 };
+
 /* A loop without nowait ends with a barrier: after it, every thread sees
  * every iteration done (the explicit barriers keep the next loop's writes
  * from the checks). */
 static void test_loop_end_barrier(void **state)
 {
     (void)state;
+    enum { ROUNDS = 10 };
+    /* left_*: the last round some thread has left that loop in.  A round's
+     * slow iteration waits until a thread has left (only a missing end
+     * barrier lets one before it ends) or its deadline, so that a thread
+     * leaving early runs its check however the OS schedules the team.  The
+     * raise (seq-cst) pairs with test_wait_at_least's load. */
     static atomic_int done[64];
+    static atomic_int left_dynamic, left_static;
     atomic_int bad = 0;
     for (int i = 0; i < 64; i++)
         atomic_store(&done[i], 0);
+    atomic_store(&left_dynamic, 0);
+    atomic_store(&left_static, 0);
 #pragma omp parallel
-    for (int r = 1; r <= 200; r++) {
+    for (int r = 1; r <= ROUNDS; r++) {
 #pragma omp for schedule(dynamic, 1)
         for (int i = 0; i < 64; i++) {
-            if (i % 16 == r % 16)
-                test_busy_ns(20000);
+            if (i == (r * 7) % 64)
+                (void)test_wait_at_least(&left_dynamic, r, SLOW_ITERATION_MS);
             atomic_store(&done[i], r);
         }
         for (int i = 0; i < 64; i++)
             if (atomic_load(&done[i]) < r)
                 atomic_fetch_add(&bad, 1);
+        test_raise_to(&left_dynamic, r);
 #pragma omp barrier
 #pragma omp for schedule(static)
         for (int i = 0; i < 64; i++) {
-            if (i == r % 64)
-                test_busy_ns(20000);
+            if (i == (r * 5) % 64)
+                (void)test_wait_at_least(&left_static, r, SLOW_ITERATION_MS);
             atomic_store(&done[i], -r);
         }
         for (int i = 0; i < 64; i++)
             if (atomic_load(&done[i]) > -r)
                 atomic_fetch_add(&bad, 1);
+        test_raise_to(&left_static, r);
 #pragma omp barrier
     }
     assert_int_equal(atomic_load(&bad), 0);
