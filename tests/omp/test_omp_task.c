@@ -389,26 +389,37 @@ static void test_taskloop(void **state)
     }
 }
 
+/* How long a fulfilling task or thread waits before it fulfils: long enough
+ * for the rest of the team to be scheduled on a loaded machine, so that a
+ * task or region that does not wait for the event runs its check first. */
+enum { FULFIL_DELAY_MS = 20 };
+
 /* detach: the task completes when its event is fulfilled, by another
  * task; a dependent task waits for that. */
 static void test_detach(void **state)
 {
     (void)state;
-    for (int rep = 0; rep < 20; rep++) {
-        /* The detached task's body and the fulfilling task may run in
-         * either order; the dependent task runs after both. */
+    for (int rep = 0; rep < 10; rep++) {
+        /* The fulfilling task waits until the dependent task has run (only
+         * a detach that does not hold the dependence back lets it) or its
+         * deadline.  The store of dependent_ran (seq-cst) pairs with
+         * test_wait_at_least's load. */
         int x = 0, z = 0, y = 0;
+        atomic_int dependent_ran = 0;
 #pragma omp parallel num_threads(4)
 #pragma omp single
         {
             omp_event_handle_t ev;
 #pragma omp task detach(ev) depend(out : x) shared(x)
             x = 1;
-#pragma omp task depend(in : x) shared(x, y, z)
-            y = x + z;
-#pragma omp task firstprivate(ev) shared(z)
+#pragma omp task depend(in : x) shared(x, y, z, dependent_ran)
             {
-                test_busy_ns(20000);
+                y = x + z;
+                atomic_store(&dependent_ran, 1);
+            }
+#pragma omp task firstprivate(ev) shared(z, dependent_ran)
+            {
+                (void)test_wait_at_least(&dependent_ran, 1, FULFIL_DELAY_MS);
                 z = 5;
                 omp_fulfill_event(ev);
             }
@@ -498,34 +509,52 @@ static void test_task_reductions(void **state)
 
 /* A detached task's body sees its own event and hands it on (as to an
  * asynchronous I/O's signal): fulfilled by another thread, undeferred
- * (if(0): the encountering task waits for it) and deferred. */
+ * (if(0): the encountering task waits for it) and deferred.  A helper
+ * marks its event's flag, then fulfils it. */
+struct fulfil_later {
+    omp_event_handle_t ev;
+    atomic_int fulfilled;
+};
+
 static void *fulfill_later(void *arg)
 {
-    test_sleep_ms(2);
-    omp_fulfill_event((omp_event_handle_t)(uintptr_t)arg);
+    struct fulfil_later *f = arg;
+    test_sleep_ms(FULFIL_DELAY_MS);
+    atomic_store(&f->fulfilled, 1);
+    omp_fulfill_event(f->ev);
     return NULL;
 }
 
 static void test_detach_event_in_body(void **state)
 {
     (void)state;
-    for (int rep = 0; rep < 10; rep++) {
-        atomic_int done = 0;
+    for (int rep = 0; rep < 5; rep++) {
+        struct fulfil_later f[2];
         pthread_t helper[2];
+        atomic_init(&f[0].fulfilled, 0);
+        atomic_init(&f[1].fulfilled, 0);
+        int undeferred_waited = 0;
 #pragma omp parallel num_threads(2)
 #pragma omp single
         {
             omp_event_handle_t ev;
-#pragma omp task detach(ev) if (0) shared(helper)
-            assert_int_equal(pthread_create(&helper[0], NULL, fulfill_later, (void *)(uintptr_t)ev), 0);
+#pragma omp task detach(ev) if (0) shared(helper, f)
+            {
+                f[0].ev = ev;
+                assert_int_equal(pthread_create(&helper[0], NULL, fulfill_later, &f[0]), 0);
+            }
             /* Undeferred: complete (fulfilled) before the construct ends. */
-            atomic_store(&done, 1);
+            undeferred_waited = atomic_load(&f[0].fulfilled);
             omp_event_handle_t ev2;
-#pragma omp task detach(ev2) shared(helper)
-            assert_int_equal(pthread_create(&helper[1], NULL, fulfill_later, (void *)(uintptr_t)ev2), 0);
+#pragma omp task detach(ev2) shared(helper, f)
+            {
+                f[1].ev = ev2;
+                assert_int_equal(pthread_create(&helper[1], NULL, fulfill_later, &f[1]), 0);
+            }
         }
         /* The region's end waited for the second event. */
-        assert_int_equal(atomic_load(&done), 1);
+        assert_int_equal(undeferred_waited, 1);
+        assert_int_equal(atomic_load(&f[1].fulfilled), 1);
         pthread_join(helper[0], NULL);
         pthread_join(helper[1], NULL);
     }
