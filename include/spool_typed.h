@@ -174,12 +174,12 @@ SPOOL_API void spool__typed_here_v4(void *frame);
 SPOOL_API extern __thread char *spool__typed_top_v4 __attribute__((tls_model("initial-exec")));
 SPOOL_API extern __thread char *spool__typed_end_v4 __attribute__((tls_model("initial-exec")));
 SPOOL_API char *spool__typed_stack_v4(void);
-/* Name the task and abort: too many spawns outstanding, a task that
- * returned with a spawn not synced, a sync of another task's spawn. */
 /* The head the thread's typed code last set, for the checks of a build
  * without NDEBUG. */
 SPOOL_API extern __thread struct spool__cell_v4 *spool__typed_head_v4
     __attribute__((tls_model("initial-exec")));
+/* Name the task and abort: too many spawns outstanding, a task that
+ * returned with a spawn not synced, a sync of another task's spawn. */
 SPOOL_API void spool__typed_overflow_v4(const char *name);
 SPOOL_API void spool__typed_unsynced_v4(const char *name);
 SPOOL_API void spool__typed_mismatch_v4(const char *name);

@@ -2,9 +2,7 @@
  * the pool's own that runs the slot's broadcasts while nobody holds the
  * slot, so that the slot's index runs beside the workers' even when every
  * worker is busy (with a run that waits for the slot's, say). */
-#define _GNU_SOURCE /* pthread_setname_np */
 #include <pthread.h>
-#include <stdio.h>
 
 #include "pool/caller.h"
 #include "worker/worker.h"
@@ -12,12 +10,7 @@
 static void *server_main(void *arg)
 {
     spool_pool_t *pool = arg;
-#ifdef __linux__
-    char name[32]; /* the worker's form; pthread_setname_np takes 15 bytes */
-    snprintf(name, sizeof name, "%s-%u", pool->thread_name, pool->num_threads);
-    name[15] = '\0';
-    pthread_setname_np(pthread_self(), name);
-#endif
+    spool__worker_name_thread(pool, pool->num_threads); /* the slot's index */
     uint64_t seen = 0;
     pthread_mutex_lock(&pool->broadcast_lock);
     for (;;) {

@@ -2,7 +2,7 @@
  * deque, the frame job a thief runs, stealing and publishing frames. */
 #include "worker/frame_jobs.h"
 
-#include <limits.h>
+#include <stdint.h>
 
 #include "worker/worker.h"
 
@@ -31,6 +31,14 @@ void spool__worker_run_frame(spool__worker_t *w, struct spool__frame_hdr_v4 *fra
     frame->steal(frame, spool__frames_cell(d, head));
     if (entered)
         spool__ctx_pop(&w->frame_ctx, INT64_MAX); /* no cover: own frames are never taken */
+}
+
+/* v's frame deque, for another thread (NULL until v's first typed spawn).
+ * Acquire pairs with the release store in spool__worker_frames: a thief
+ * that finds the deque finds its words set. */
+static spool__frames_t *victim_frames(const spool__worker_t *v)
+{
+    return atomic_load_explicit(&v->frames, memory_order_acquire);
 }
 
 /* A stolen frame, run by its thief (the calling worker). */
@@ -87,17 +95,7 @@ static bool frames_regional(const spool__worker_t *w)
 
 void spool__worker_frames_posted(spool__worker_t *w, int64_t n, bool was_empty)
 {
-    /* The post-work protocol of a publication (sleep.md, S2): no fence. */
-    spool__sleep_t *sleep = &w->pool->sleep;
-    uint64_t c = spool__sleep_load_counters(sleep);
-    if (spool__sleep_post_needs_work(c))
-        spool__sleep_new_jobs_cold(sleep, c, n > UINT_MAX ? UINT_MAX : (unsigned)n, was_empty);
-    if (SPOOL__UNLIKELY(frames_regional(w))) {
-        /* PushFence (isolate.md): pairs with the isolated sleeper's
-         * SleepFence. */
-        spool__fence_seq_cst();
-        spool__sleep_wake_isolated(sleep);
-    }
+    spool__worker_posted(w, n, was_empty, frames_regional(w));
 }
 
 void spool__worker_frames_share(spool__worker_t *w, bool always)
@@ -135,8 +133,7 @@ static bool frame_of_region(const void *arg, int64_t t)
 spool__job_t *spool__worker_steal_frame(spool__worker_t *w, spool__worker_t *v, unsigned victim,
                                         uint64_t region, spool__taken_t *t, bool *retry)
 {
-    /* Acquire pairs with the release store in spool__worker_frames. */
-    spool__frames_t *d = atomic_load_explicit(&v->frames, memory_order_acquire);
+    spool__frames_t *d = victim_frames(v);
     if (d == NULL)
         return NULL;
     int64_t i;
@@ -168,16 +165,14 @@ bool spool__worker_frames_pending(spool__worker_t *w)
 
 bool spool__worker_frames_public(spool__worker_t *v)
 {
-    /* Acquire pairs with the release store in spool__worker_frames. */
-    spool__frames_t *d = atomic_load_explicit(&v->frames, memory_order_acquire);
+    spool__frames_t *d = victim_frames(v);
     int64_t t;
     return d != NULL && spool__frames_peek(d, &t);
 }
 
 bool spool__worker_frames_of_region(spool__worker_t *v, uint64_t region)
 {
-    /* Acquire pairs with the release store in spool__worker_frames. */
-    spool__frames_t *d = atomic_load_explicit(&v->frames, memory_order_acquire);
+    spool__frames_t *d = victim_frames(v);
     int64_t t;
     return d != NULL && spool__frames_peek(d, &t) &&
            spool__ctx_lookup(&v->frame_ctx, t).region == region;

@@ -139,8 +139,12 @@ void spool__worker_publish(spool__worker_t *w)
     int64_t n = spool__deque_publish(&w->deque, &was_empty);
     if (n <= 0)
         return;
-    n += extra_calls;
-    /* Post-work protocol for internal jobs (no fence needed: sleep.md). */
+    spool__worker_posted(w, n + extra_calls, was_empty, regional);
+}
+
+void spool__worker_posted(spool__worker_t *w, int64_t n, bool was_empty, bool regional)
+{
+    /* Post-work protocol for internal jobs (no fence needed: sleep.md, S2). */
     spool__sleep_t *sleep = &w->pool->sleep;
     uint64_t c = spool__sleep_load_counters(sleep);
     if (spool__sleep_post_needs_work(c))
@@ -155,17 +159,25 @@ void spool__worker_publish(spool__worker_t *w)
 
 /* ---- the main loop ------------------------------------------------------ */
 
+void spool__worker_name_thread(const spool_pool_t *pool, unsigned index)
+{
+#ifdef __linux__
+    char name[32];
+    snprintf(name, sizeof name, "%s-%u", pool->thread_name, index);
+    name[15] = '\0'; /* Linux keeps 15 characters */
+    pthread_setname_np(pthread_self(), name);
+#else
+    (void)pool;
+    (void)index;
+#endif
+}
+
 void *spool__worker_main(void *arg)
 {
     spool__worker_t *w = arg;
     spool_pool_t *pool = w->pool;
     spool__worker_enter(w);
-#ifdef __linux__
-    char name[32];
-    snprintf(name, sizeof name, "%s-%u", pool->thread_name, w->index);
-    name[15] = '\0'; /* Linux keeps 15 characters */
-    pthread_setname_np(pthread_self(), name);
-#endif
+    spool__worker_name_thread(pool, w->index);
     if (pool->start_handler != NULL)
         pool->start_handler(pool->handler_ctx, w->index);
     /* Counted idle since the pool's start (sleep.md): it searches first

@@ -122,10 +122,16 @@ void spool__worker_destroy(spool__worker_t *w);
 
 /* The thread function of a worker (arg: the spool__worker_t). */
 void *spool__worker_main(void *arg);
+/* Names the calling thread, a thread of pool's, after its index there. */
+void spool__worker_name_thread(const spool_pool_t *pool, unsigned index);
 
 /* Publishes w's private jobs (w is the calling worker) and tells the
  * sleepers, as a push of that many jobs would. */
 void spool__worker_publish(spool__worker_t *w);
+/* n jobs (or frames) of w's were published, into a deque that was empty
+ * if was_empty, among them one of an isolation region if regional: wakes
+ * sleepers as a push of n would, and the region's isolated sleepers. */
+void spool__worker_posted(spool__worker_t *w, int64_t n, bool was_empty, bool regional);
 
 /* Does pool's caller slot (caller.md) need a worker to serve it: has it
  * broadcasts queued while nobody holds it, and no server (whose runs they
