@@ -17,8 +17,10 @@ extern "C" {
 #include <spool_typed.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include <sys/wait.h>
@@ -120,6 +122,11 @@ static void test_mixed_with_spool_hpp(void **state)
 }
 
 static std::atomic<unsigned> seen_mask{0};
+static std::atomic<bool> first_leaf_taken{false};
+
+// How long a round's first leaf waits for a second thread to run a leaf:
+// long enough for a woken thief to be scheduled on a loaded machine.
+static const auto THIEF_DEADLINE = std::chrono::milliseconds(500);
 
 SPOOL_VOID_TASK_1(busy_leaf, int, depth)
 {
@@ -132,6 +139,16 @@ SPOOL_VOID_TASK_1(busy_leaf, int, depth)
     int i = spool_current_thread_index();
     if (i >= 0 && i < 32)
         seen_mask.fetch_or(1u << i);
+    // The round's first leaf holds its thread until another thread has run
+    // a leaf (the spawns above it are public by then: rule 1 of
+    // frames.md) or the deadline, so that a thief scheduled late still
+    // finds them.
+    if (!first_leaf_taken.exchange(true)) {
+        auto deadline = std::chrono::steady_clock::now() + THIEF_DEADLINE;
+        while (__builtin_popcount(seen_mask.load()) < 2 &&
+               std::chrono::steady_clock::now() < deadline)
+            std::this_thread::yield();
+    }
     for (volatile int k = 0; k < 20000; k++)
         ;
 }
@@ -143,8 +160,9 @@ static void test_thieves_run_tasks(void **state)
     unsigned rounds = 0;
     do {
         seen_mask.store(0);
+        first_leaf_taken.store(false);
         SPOOL_RUN_IN(pool.get(), busy_leaf, 8);
-    } while (__builtin_popcount(seen_mask.load()) < 2 && ++rounds < 50);
+    } while (__builtin_popcount(seen_mask.load()) < 2 && ++rounds < 10);
     assert_true(__builtin_popcount(seen_mask.load()) >= 2);
 }
 
