@@ -101,7 +101,7 @@ static void park(spool__omp_team_t *team, unsigned id, unsigned g)
          * (then it sets our park, and we must wait for that), we are done.
          * Acq_rel: as in wake_parked. */
         atomic_exchange_explicit(&m->parked, 0, memory_order_acq_rel) == 0)
-        spool__park_wait(&m->park);
+        spool__omp_park_wait(&m->park);
     /* Relaxed: a count that only makes the last thread look. */
     atomic_fetch_sub_explicit(&b->sleepers, 1, memory_order_relaxed);
     spool__park_destroy(&m->park);
@@ -232,7 +232,7 @@ void spool__omp_join_wait(spool__omp_team_t *team)
         unsigned old =
             atomic_fetch_or_explicit(&team->join, SPOOL_OMP_JOIN_PARKED, memory_order_acq_rel);
         if ((old & ~SPOOL_OMP_JOIN_PARKED) != 0)
-            spool__park_wait(&m0->park);
+            spool__omp_park_wait(&m0->park);
         spool__park_destroy(&m0->park);
         break;
     }

@@ -350,9 +350,10 @@ static void env_once_init(void)
                                 .run_chunk = 1,
                                 .bind = 0,
                                 .default_device = 0,
-                                /* Teams take the pool's idle workers: fewer
-                                 * threads than asked when some are busy. */
-                                .dyn = true};
+                                /* libgomp's: a team has the threads asked
+                                 * for (spool__omp_dynamic has the
+                                 * exception). */
+                                .dyn = false};
     e->wait_policy = -1;
     const char *nt = getenv("OMP_NUM_THREADS");
     if (nt != NULL)

@@ -186,6 +186,7 @@ typedef struct spool__omp_team {
     struct spool__omp_team *next;  /* the owner's cache of teams */
     spool__omp_member_t *members;  /* capacity of them */
     spool__lend_t *lends;          /* lends[k - 1]: member k's, when lent */
+    struct spool__omp_reserve **reserves; /* member k's reserve thread, if bound */
     struct spool__omp_tasking *tasking; /* its explicit tasks (task.h) */
 } spool__omp_team_t;
 
@@ -216,6 +217,15 @@ static inline spool__omp_thread_t *spool__omp_thread(void)
 static inline spool__omp_icv_t *spool__omp_icv(void)
 {
     return &spool__omp_thread()->task->icv;
+}
+
+/* dyn-var as it applies to a region the calling thread opens: its task's,
+ * and true wherever the thread runs a spool job outside any OpenMP region
+ * (a pool's worker, or a thread taking part in a spool call), whose team is
+ * then the pool's idle workers (omp.md, "Teams"). */
+static inline bool spool__omp_dynamic(spool__omp_thread_t *thr)
+{
+    return thr->task->icv.dyn || (thr->ts.team == NULL && spool__current_pool() != NULL);
 }
 
 /* ---- the environment (env.c) ------------------------------------------------ */
@@ -258,6 +268,9 @@ unsigned spool__omp_team_start(void (*fn)(void *), void *data, unsigned specifie
                                void *ws0_arg);
 /* Thread 0, after fn: waits for the team and ends the region. */
 void spool__omp_team_end(void);
+/* A team thread waits on its park: the jobs a lent worker runs meanwhile
+ * see no OpenMP region (level 0, the thread's initial task). */
+void spool__omp_park_wait(spool__park_t *p);
 
 /* ---- barriers (barrier.c) ----------------------------------------------------- */
 

@@ -158,7 +158,7 @@ SPOOL_OMP_API void omp_set_dynamic(int on)
 
 SPOOL_OMP_API int omp_get_dynamic(void)
 {
-    return spool__omp_icv()->dyn;
+    return spool__omp_dynamic(spool__omp_thread());
 }
 
 SPOOL_OMP_API void omp_set_nested(int on)

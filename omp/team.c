@@ -26,6 +26,8 @@ static void free_teams(void *arg)
     while (thr->free_teams != NULL) {
         spool__omp_team_t *t = thr->free_teams;
         thr->free_teams = t->next;
+        spool__omp_reserve_release(t->reserves, t->capacity);
+        free(t->reserves);
         free(t->members);
         free(t->lends);
         spool__omp_tasking_free(t->tasking);
@@ -49,6 +51,21 @@ void spool__omp_thread_setup(spool__omp_thread_t *thr)
     thr->ready = true;
 }
 
+void spool__omp_park_wait(spool__park_t *p)
+{
+    /* A lent worker's park runs its pool's jobs (worker/lend.h): they run
+     * as outside any OpenMP region (level 0, in the thread's initial
+     * task), not inside the region this thread waits in. */
+    spool__omp_thread_t *thr = &spool__omp_tls;
+    spool__omp_ts_t ts = thr->ts;
+    spool__omp_task_t *task = thr->task;
+    thr->ts = (spool__omp_ts_t){.ticket = -1};
+    thr->task = &thr->initial;
+    spool__park_wait(p);
+    thr->ts = ts;
+    thr->task = task;
+}
+
 /* ---- the team's memory --------------------------------------------------------- */
 
 /* A team for n threads: one the calling thread led before, or a new one. */
@@ -65,13 +82,15 @@ static spool__omp_team_t *team_get(spool__omp_thread_t *thr, unsigned n)
     spool__omp_member_t *m =
         aligned_alloc(SPOOL_OMP_LINE, (size_t)cap * sizeof(spool__omp_member_t));
     spool__lend_t *l = malloc((size_t)cap * sizeof(spool__lend_t));
-    if (t == NULL || m == NULL || l == NULL)
+    spool__omp_reserve_t **r = calloc(cap, sizeof *r);
+    if (t == NULL || m == NULL || l == NULL || r == NULL)
         spool__omp_fatal("out of memory for a team of %u threads", n);
     memset(t, 0, sizeof *t);
     memset(m, 0, (size_t)cap * sizeof *m);
     t->capacity = cap;
     t->members = m;
     t->lends = l;
+    t->reserves = r;
     t->tasking = spool__omp_tasking_new(cap);
     spool__omp_barrier_init(&t->bar);
     pthread_once(&teams_key_once, make_teams_key);
@@ -211,11 +230,12 @@ unsigned spool__omp_team_start(void (*fn)(void *), void *data, unsigned specifie
             for (unsigned id = 1; id < n; id++)
                 team->members[id].lent = true;
         }
-        if (n < nthreads && !icv.dyn) {
+        if (n < nthreads && !spool__omp_dynamic(thr)) {
             /* dyn-var false: the team has every thread it asked for, from
-             * threads of the library's own where the pool has none idle. */
+             * threads of the library's own where the pool has none idle,
+             * each bound to its member slot. */
             for (; n < nthreads; n++)
-                if (!spool__omp_reserve_run(member_main, &team->members[n]))
+                if (!spool__omp_reserve_run(&team->reserves[n], member_main, &team->members[n]))
                     spool__omp_fatal("cannot start thread %u of a team of %u (OMP_DYNAMIC=false)",
                                      n, nthreads);
         }

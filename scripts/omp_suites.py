@@ -32,6 +32,7 @@ import platform
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -399,12 +400,18 @@ def run_one(t, binary, runtime, envname, args):
     else:
         argv = [binary]
         cwd = t["cwd"]
+    # A session of its own, so that a timeout ends the test's processes
+    # too (a lit RUN line's program runs under bash).
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        r = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, timeout=args.timeout)
-        out = (r.stdout + r.stderr).decode(errors="replace")
-        code = r.returncode
+        stdout, _ = proc.communicate(timeout=args.timeout)
     except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
         return {"ok": False, "why": "timeout"}
+    out = stdout.decode(errors="replace")
+    code = proc.returncode
     if t["suite"] == "llvm":
         ok = code == 0
     else:

@@ -86,6 +86,12 @@ void spool__park_destroy(spool__park_t *p)
     (void)p;
 }
 
+/* No jobs run in a model's park: the thread's OpenMP state is not saved. */
+void spool__omp_park_wait(spool__park_t *p)
+{
+    spool__park_wait(p);
+}
+
 /* A team of n threads over members. */
 static void model_team(spool__omp_team_t *team, spool__omp_member_t *members, unsigned n)
 {

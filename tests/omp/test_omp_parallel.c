@@ -31,7 +31,7 @@ static void test_runs_on_spool(void **state)
     (void)state;
     omp_test_assert_on_spool();
     assert_int_equal(omp_get_max_threads(), 4);
-    assert_true(omp_get_dynamic());
+    assert_false(omp_get_dynamic()); /* libgomp's default */
 }
 
 static void test_team_of_the_pool(void **state)
@@ -157,27 +157,55 @@ static void test_nested_active(void **state)
     assert_true(atomic_load(&most_os_threads) <= baseline);
 }
 
+/* Each thread's kernel id in a team of n, by thread number. */
+static void team_tids(int n, pid_t *tids, seen_t *s)
+{
+#pragma omp parallel num_threads(n)
+    {
+        note(s);
+        tids[omp_get_thread_num()] = (pid_t)syscall(SYS_gettid);
+    }
+}
+
+static int bound_tp = -1;
+#pragma omp threadprivate(bound_tp)
+
 static void test_dynamic(void **state)
 {
     (void)state;
-    /* dyn-var true: no more threads than the pool lends. */
+    /* dyn-var false (the default): every thread asked for, beyond the
+     * pool's three workers from reserve threads, and thread number k is the
+     * same thread region after region, so threadprivate data persists. */
+    pid_t first[8], again[8];
     seen_t s = {0};
-#pragma omp parallel num_threads(8)
-    note(&s);
-    assert_int_equal(atomic_load(&s.size), 4);
-    /* dyn-var false: every thread asked for, from reserve threads beyond
-     * the pool. */
-    omp_set_dynamic(0);
-    assert_false(omp_get_dynamic());
-    for (int r = 0; r < 20; r++) {
+    team_tids(8, first, &s);
+    assert_int_equal(atomic_load(&s.count), 8);
+    assert_int_equal(atomic_load(&s.ids), 0xff);
+    for (int r = 0; r < 50; r++) {
         seen_t t = {0};
+        atomic_int kept = 0;
 #pragma omp parallel num_threads(8)
-        note(&t);
+        {
+            note(&t);
+            again[omp_get_thread_num()] = (pid_t)syscall(SYS_gettid);
+            if (r == 0 || bound_tp == 100 * (r - 1) + omp_get_thread_num())
+                atomic_fetch_add(&kept, 1);
+            bound_tp = 100 * r + omp_get_thread_num();
+        }
         assert_int_equal(atomic_load(&t.count), 8);
         assert_int_equal(atomic_load(&t.size), 8);
-        assert_int_equal(atomic_load(&t.ids), 0xff);
+        assert_int_equal(atomic_load(&kept), 8);
+        for (int k = 0; k < 8; k++)
+            assert_int_equal(again[k], first[k]);
     }
+    /* dyn-var true: no more threads than the pool lends. */
     omp_set_dynamic(1);
+    assert_true(omp_get_dynamic());
+    seen_t d = {0};
+#pragma omp parallel num_threads(8)
+    note(&d);
+    assert_int_equal(atomic_load(&d.size), 4);
+    omp_set_dynamic(0);
 }
 
 static void test_reductions(void **state)

@@ -25,6 +25,7 @@ static void test_one_pool(void **state)
     assert_int_equal(atomic_load(&n), 4);
     assert_int_equal(spool_current_num_threads(), 4); /* 3 workers and the slot */
     assert_int_equal(omp_get_max_threads(), 4);
+    assert_false(omp_get_dynamic()); /* outside any spool job */
     baseline_threads = test_os_threads();
     assert_true(baseline_threads >= 4);
     atomic_store(&most_threads, 0);
@@ -35,8 +36,10 @@ typedef struct part_result {
     atomic_int regions, members, bad;
 } part_result_t;
 
-/* A spool_for's part that opens a region: as many threads as the pool
- * lends it, every one a worker or the caller slot's holder. */
+/* A spool_for's part that opens a region of 8: as many threads as the pool
+ * lends it (dyn-var is true inside a spool job), every one a worker or the
+ * caller slot's holder.  A part may run on a worker parked at another
+ * part's barrier: it is still outside any region. */
 static void part_with_region(void *arg, size_t begin, size_t end)
 {
     part_result_t *r = arg;
@@ -44,7 +47,11 @@ static void part_with_region(void *arg, size_t begin, size_t end)
     (void)end;
     atomic_int members = 0;
     int size = -1;
-#pragma omp parallel
+    /* Outside any region, also where a team thread parked at a barrier
+     * runs it. */
+    if (!omp_get_dynamic() || omp_get_level() != 0 || omp_get_thread_num() != 0)
+        atomic_fetch_add(&r->bad, 1);
+#pragma omp parallel num_threads(8)
     {
         note_threads();
         atomic_fetch_add(&members, 1);
