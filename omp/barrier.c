@@ -115,6 +115,11 @@ static void release(spool__omp_team_t *team, unsigned self, unsigned g)
     /* Relaxed: no thread changes state until the next generation starts
      * (every thread waits here, and no task is left to make more). */
     atomic_store_explicit(&b->state, 0, memory_order_relaxed);
+    /* A cancelled worksharing construct ends at its barrier, as libgomp's
+     * does (a static loop has no entry call to end it).  Relaxed: the
+     * store of gen below publishes it. */
+    if (atomic_load_explicit(&team->ws_cancelled, memory_order_relaxed))
+        atomic_store_explicit(&team->ws_cancelled, false, memory_order_relaxed);
     /* Seq-cst (a release): pairs with the waiters' acquire loads of gen
      * in spool__omp_barrier_wait, and with their seq-cst pair in park(). */
     atomic_store_explicit(&b->gen, g + 1, memory_order_seq_cst);

@@ -22,9 +22,6 @@ static void loop_enter(spool__omp_thread_t *thr, u64 start, u64 end, u64 incr, u
         int kind = spool__omp_sched_resolve((int)sched, &chunk);
         spool__omp_loop_init(ws, start, end, incr, n, kind, chunk, team_size(thr));
         ws->ordered = ordered;
-        /* A new construct: its cancellation starts afresh. */
-        if (thr->ts.team != NULL)
-            atomic_store_explicit(&thr->ts.team->ws_cancelled, false, memory_order_relaxed);
         if (mem != NULL)
             spool__omp_ws_mem(ws, (size_t)(uintptr_t)*mem);
         spool__omp_ws_ready(thr);

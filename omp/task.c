@@ -155,6 +155,7 @@ void spool__omp_node_init(spool__omp_tnode_t *n, spool__omp_tnode_t *parent,
     n->holds_parent = false;
     n->waited = false;
     n->urgent = false;
+    n->constructed = false;
     n->lazy = false;
     n->heap = NULL;
 }
@@ -230,7 +231,7 @@ static bool skipped_slow(const spool__omp_tnode_t *n)
     /* A task of a cancelled taskgroup, or descending from one.  Acquire:
      * pairs with the canceller's release (GOMP_cancel). */
     for (const spool__omp_tnode_t *t = n; t != NULL; t = t->parent)
-        if (t->group != NULL && atomic_load_explicit(&t->group->cancelled, memory_order_acquire))
+        if (t->group != NULL && spool__omp_tgroup_cancelled(t->group))
             return true;
     return n->team != NULL && atomic_load_explicit(&n->team->bar.cancelled, memory_order_acquire);
 }
@@ -268,7 +269,7 @@ static void run_body(spool__omp_thread_t *thr, spool__omp_tnode_t *n)
 {
     spool__omp_task_t *saved = thr->task;
     thr->task = &n->base;
-    if (!skipped(n))
+    if (n->constructed || !skipped(n))
         n->fn(n->data);
     thr->task = saved;
 }
@@ -348,7 +349,7 @@ static void run_at_once(spool__omp_thread_t *thr, spool__omp_tnode_t *n, void **
  * stack, and a node only if something needs one (materialize). */
 static inline __attribute__((always_inline)) void
 run_included(spool__omp_thread_t *thr, spool__omp_tnode_t *parent, bool final, void (*fn)(void *),
-             void *data)
+             void *data, bool constructed)
 {
     spool__omp_tnode_t stub;
     stub.base.icv = thr->task->icv;
@@ -363,7 +364,7 @@ run_included(spool__omp_thread_t *thr, spool__omp_tnode_t *parent, bool final, v
     stub.heap = NULL;
     spool__omp_task_t *saved = thr->task;
     thr->task = &stub.base;
-    if (!skipped(&stub))
+    if (constructed || !skipped(&stub))
         fn(data);
     thr->task = saved;
     if (stub.heap != NULL)
@@ -389,7 +390,7 @@ static void run_stub(spool__omp_thread_t *thr, spool__omp_tnode_t *parent, bool 
             first(at, first_arg);
         data = at;
     }
-    run_included(thr, parent, final, fn, data);
+    run_included(thr, parent, final, fn, data, cpyfn != NULL);
 }
 
 void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
@@ -401,6 +402,14 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
     spool__omp_tnode_t *parent = spool__omp_task_current_any(thr);
     spool__omp_team_t *team = thr->ts.team;
     unsigned id = thr->ts.id;
+    if (__builtin_expect(spool__omp_env.cancellation, 0) && team != NULL) {
+        /* A cancelled region or taskgroup makes no more tasks (libgomp's:
+         * not even their copies, whose destructors would not run). */
+        spool__omp_tgroup_t *g = parent->taskgroup != NULL ? parent->taskgroup : parent->group;
+        if (atomic_load_explicit(&team->bar.cancelled, memory_order_acquire) ||
+            (g != NULL && spool__omp_tgroup_cancelled(g)))
+            return;
+    }
     bool final = parent->final || (flags & SPOOL_OMP_TASK_FINAL);
     if (!(flags & SPOOL_OMP_TASK_DEPEND))
         depend = NULL;
@@ -441,6 +450,7 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
             memcpy(n->data, data, (size_t)size);
         if (first != NULL)
             first(n->data, first_arg);
+        n->constructed = cpyfn != NULL;
     }
     if (detached) {
         atomic_init(&n->detach, 2);
@@ -498,7 +508,7 @@ SPOOL_OMP_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void 
         if (!if_clause || final || team == NULL || team->nthreads == 1 ||
             atomic_load_explicit(&team->tasking->queues[thr->ts.id].len, memory_order_relaxed) >=
                 QUEUE_CUTOFF) {
-            run_included(thr, parent, final, fn, data);
+            run_included(thr, parent, final, fn, data, false);
             return;
         }
     }

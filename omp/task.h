@@ -37,6 +37,9 @@ struct spool__omp_dnode;
 typedef struct spool__omp_tgroup {
     _Atomic unsigned long count;
     _Atomic bool cancelled;
+    /* A worksharing construct's (reduction(task, ...)): cancelling it, or
+     * its enclosing taskgroup, cancels the enclosing one (libgomp's). */
+    bool workshare;
     struct spool__omp_tgroup *prev; /* the enclosing one of the same task */
     /* Its task reductions and the enclosing ones (task_reduce.c), or NULL. */
     uintptr_t *reductions;
@@ -68,6 +71,10 @@ struct spool__omp_tnode {
     bool holds_parent;               /* holds one of its parent's refs */
     bool waited;                     /* its maker waits for it in place */
     bool urgent;                     /* priority above 0: queued in front */
+    /* Its block was made by gcc's copy function (C++ copy constructors):
+     * its body runs even when cancelled, so that the destructors at its
+     * end run (libgomp's). */
+    bool constructed;
     /* An included task's stub, on its maker's stack: base, parent, team,
      * group, final; its node (heap) is made when something needs one. */
     bool lazy;
@@ -169,6 +176,15 @@ void spool__omp_deps_free(struct spool__omp_deps *deps);
 
 /* ---- taskloop.c --------------------------------------------------------------- */
 
+/* Whether tasks of taskgroup g are cancelled (a workshare taskgroup's
+ * enclosing one counts). */
+static inline bool spool__omp_tgroup_cancelled(const spool__omp_tgroup_t *g)
+{
+    /* Acquire: pairs with the canceller's release store (taskloop.c). */
+    return atomic_load_explicit(&g->cancelled, memory_order_acquire) ||
+           (g->workshare && g->prev != NULL &&
+            atomic_load_explicit(&g->prev->cancelled, memory_order_acquire));
+}
 /* cancel taskgroup: the current task's innermost taskgroup (false if none). */
 bool spool__omp_taskgroup_cancel(spool__omp_thread_t *thr);
 /* Whether that taskgroup is cancelled (a cancellation point). */

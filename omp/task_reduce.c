@@ -152,6 +152,7 @@ bool spool__omp_ws_enter_reducing(spool__omp_thread_t *thr, uintptr_t *reduction
         return spool__omp_ws_enter(thr);
     /* A taskgroup of the thread's own around the construct. */
     GOMP_taskgroup_start();
+    spool__omp_task_current(thr)->taskgroup->workshare = true;
     bool first = spool__omp_ws_enter(thr);
     ws_task_reductions(thr, reductions, first);
     return first;

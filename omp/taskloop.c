@@ -12,6 +12,7 @@ SPOOL_OMP_API void GOMP_taskgroup_start(void)
         spool__omp_fatal("out of memory for a taskgroup");
     atomic_init(&g->count, 0);
     atomic_init(&g->cancelled, false);
+    g->workshare = false;
     g->prev = cur->taskgroup;
     /* The enclosing taskgroup's task reductions hold in this one too. */
     spool__omp_tgroup_t *outer = cur->taskgroup != NULL ? cur->taskgroup : cur->group;
@@ -37,6 +38,9 @@ bool spool__omp_taskgroup_cancel(spool__omp_thread_t *thr)
     spool__omp_tgroup_t *g = cur->taskgroup != NULL ? cur->taskgroup : cur->group;
     if (g == NULL)
         return false;
+    /* A worksharing construct's taskgroup stands for the enclosing one. */
+    if (g->workshare && g->prev != NULL)
+        g = g->prev;
     /* Release pairs with the acquire loads of tasks about to run
      * (task.c, skipped) and of cancellation points. */
     atomic_store_explicit(&g->cancelled, true, memory_order_release);
@@ -47,8 +51,7 @@ bool spool__omp_taskgroup_cancelled(spool__omp_thread_t *thr)
 {
     spool__omp_tnode_t *cur = spool__omp_task_current(thr);
     spool__omp_tgroup_t *g = cur->taskgroup != NULL ? cur->taskgroup : cur->group;
-    /* Acquire: as above. */
-    return g != NULL && atomic_load_explicit(&g->cancelled, memory_order_acquire);
+    return g != NULL && spool__omp_tgroup_cancelled(g);
 }
 
 /* ---- taskloop ---------------------------------------------------------------------- */
