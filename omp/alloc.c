@@ -20,12 +20,22 @@ typedef struct allocator {
 
 /* In front of every block. */
 typedef struct header {
-    void *base;          /* what malloc returned */
-    size_t size;         /* what was asked */
-    allocator_t *custom; /* NULL for a predefined allocator */
+    void *base;                 /* what malloc returned */
+    size_t size;                /* what was asked */
+    size_t charged;             /* what its pool was charged: the whole block */
+    allocator_t *custom;        /* NULL for a predefined allocator */
+    omp_allocator_handle_t allocator; /* the allocator it came from */
 } header_t;
 
-static _Thread_local omp_allocator_handle_t default_allocator = omp_default_mem_alloc;
+/* def-allocator-var: the thread's team state's (a team's threads start
+ * with thread 0's), or OMP_ALLOCATOR's while that is null. */
+static omp_allocator_handle_t default_of_thread(void)
+{
+    spool__omp_thread_t *thr = spool__omp_thread();
+    if (thr->ts.def_allocator != omp_null_allocator)
+        return (omp_allocator_handle_t)thr->ts.def_allocator;
+    return (omp_allocator_handle_t)spool__omp_env.def_allocator;
+}
 
 static allocator_t *custom_of(omp_allocator_handle_t a)
 {
@@ -51,8 +61,11 @@ static void *fall_back(allocator_t *c, size_t alignment, size_t size, bool zero)
 
 static void *alloc_aligned(size_t alignment, size_t size, omp_allocator_handle_t a, bool zero)
 {
+    /* As libgomp: nothing to allocate is no block. */
+    if (size == 0)
+        return NULL;
     if (a == omp_null_allocator)
-        a = default_allocator;
+        a = default_of_thread();
     allocator_t *c = custom_of(a);
     if (c != NULL && c->alignment > alignment)
         alignment = c->alignment;
@@ -60,20 +73,21 @@ static void *alloc_aligned(size_t alignment, size_t size, omp_allocator_handle_t
         alignment = sizeof(void *);
     if ((alignment & (alignment - 1)) != 0 || size > SIZE_MAX - alignment - sizeof(header_t))
         return NULL;
+    /* The pool pays for the whole block, its header and alignment too. */
+    size_t total = size + alignment + sizeof(header_t);
     if (c != NULL && c->pool_size != 0) {
         /* Relaxed: a budget, no data rides on it. */
-        size_t used = atomic_fetch_add_explicit(&c->used, size, memory_order_relaxed);
-        if (used + size > c->pool_size) {
-            atomic_fetch_sub_explicit(&c->used, size, memory_order_relaxed);
+        size_t used = atomic_fetch_add_explicit(&c->used, total, memory_order_relaxed);
+        if (used + total > c->pool_size || used + total < used) {
+            atomic_fetch_sub_explicit(&c->used, total, memory_order_relaxed);
             return fall_back(c, alignment, size, zero);
         }
     }
-    size_t total = size + alignment + sizeof(header_t);
     char *base = zero ? calloc(1, total) : malloc(total);
     if (base == NULL) {
         if (c != NULL) {
             if (c->pool_size != 0)
-                atomic_fetch_sub_explicit(&c->used, size, memory_order_relaxed);
+                atomic_fetch_sub_explicit(&c->used, total, memory_order_relaxed);
             return fall_back(c, alignment, size, zero);
         }
         return NULL;
@@ -82,7 +96,9 @@ static void *alloc_aligned(size_t alignment, size_t size, omp_allocator_handle_t
     header_t *h = (header_t *)p - 1;
     h->base = base;
     h->size = size;
+    h->charged = total;
     h->custom = c;
+    h->allocator = a;
     return (void *)p;
 }
 
@@ -100,7 +116,7 @@ SPOOL_OMP_API void *omp_alloc(size_t size, omp_allocator_handle_t allocator)
 SPOOL_OMP_API void *omp_aligned_calloc(size_t alignment, size_t nmemb, size_t size,
                                        omp_allocator_handle_t allocator)
 {
-    if (size != 0 && nmemb > SIZE_MAX / size)
+    if (size == 0 || nmemb == 0 || nmemb > SIZE_MAX / size)
         return NULL;
     return alloc_aligned(alignment, nmemb * size, allocator, true);
 }
@@ -117,7 +133,7 @@ SPOOL_OMP_API void omp_free(void *ptr, omp_allocator_handle_t allocator)
         return;
     header_t *h = (header_t *)ptr - 1;
     if (h->custom != NULL && h->custom->pool_size != 0)
-        atomic_fetch_sub_explicit(&h->custom->used, h->size, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&h->custom->used, h->charged, memory_order_relaxed);
     free(h->base);
 }
 
@@ -130,14 +146,48 @@ SPOOL_OMP_API void *omp_realloc(void *ptr, size_t size, omp_allocator_handle_t a
         omp_free(ptr, free_allocator);
         return NULL;
     }
+    /* No allocator named: the block's own (libgomp's). */
+    header_t *h = (header_t *)ptr - 1;
+    if (allocator == omp_null_allocator)
+        allocator = h->allocator;
+    /* Within one pool the new block may take the old one's room, as a
+     * realloc in place would. */
+    allocator_t *c = custom_of(allocator);
+    bool same_pool = c != NULL && c == h->custom && c->pool_size != 0;
+    if (same_pool)
+        atomic_fetch_sub_explicit(&c->used, h->charged, memory_order_relaxed);
     void *p = omp_alloc(size, allocator);
-    if (p == NULL)
+    if (p == NULL) {
+        if (same_pool)
+            atomic_fetch_add_explicit(&c->used, h->charged, memory_order_relaxed);
         return NULL;
-    size_t old = ((header_t *)ptr - 1)->size;
-    memcpy(p, ptr, old < size ? old : size);
-    omp_free(ptr, free_allocator);
+    }
+    memcpy(p, ptr, h->size < size ? h->size : size);
+    if (same_pool)
+        free(h->base);
+    else
+        omp_free(ptr, free_allocator);
     return p;
 }
+
+/* A trait's value among the allowed ones (omp_atv_default: the first). */
+static bool trait_value(uintptr_t v, const uintptr_t *allowed, size_t n, uintptr_t *out)
+{
+    if (v == (uintptr_t)omp_atv_default) {
+        *out = allowed[0];
+        return true;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (v == allowed[i]) {
+            *out = v;
+            return true;
+        }
+    return false;
+}
+
+#define ALLOWED(v, out, ...)                                                                       \
+    trait_value((v), (const uintptr_t[]){__VA_ARGS__},                                             \
+                sizeof((const uintptr_t[]){__VA_ARGS__}) / sizeof(uintptr_t), (out))
 
 SPOOL_OMP_API omp_allocator_handle_t omp_init_allocator(omp_memspace_handle_t memspace,
                                                         int ntraits,
@@ -150,36 +200,53 @@ SPOOL_OMP_API omp_allocator_handle_t omp_init_allocator(omp_memspace_handle_t me
         return omp_null_allocator;
     c->alignment = 1;
     c->fallback = omp_atv_default_mem_fb;
+    uintptr_t pinned = omp_atv_false, ignored;
     for (int i = 0; i < ntraits; i++) {
         uintptr_t v = traits[i].value;
+        bool ok = true;
+        /* The values libgomp accepts; other traits or values give no
+         * allocator. */
         switch (traits[i].key) {
         case omp_atk_alignment:
-            if (v == 0 || (v & (v - 1)) != 0)
-                goto bad;
+            if (v == (uintptr_t)omp_atv_default)
+                v = 1;
+            ok = v != 0 && (v & (v - 1)) == 0;
             c->alignment = v;
             break;
         case omp_atk_pool_size:
             c->pool_size = v == (uintptr_t)omp_atv_default ? 0 : v;
             break;
         case omp_atk_fallback:
-            if (v != omp_atv_default_mem_fb && v != omp_atv_null_fb && v != omp_atv_abort_fb &&
-                v != omp_atv_allocator_fb)
-                goto bad;
-            c->fallback = v;
+            ok = ALLOWED(v, &c->fallback, omp_atv_default_mem_fb, omp_atv_null_fb,
+                         omp_atv_abort_fb, omp_atv_allocator_fb);
             break;
         case omp_atk_fb_data:
             c->fb = (omp_allocator_handle_t)v;
             break;
         case omp_atk_sync_hint:
+            ok = ALLOWED(v, &ignored, omp_atv_contended, omp_atv_uncontended,
+                         omp_atv_serialized, omp_atv_private);
+            break;
         case omp_atk_access:
+            ok = ALLOWED(v, &ignored, omp_atv_all, omp_atv_cgroup, omp_atv_pteam,
+                         omp_atv_thread);
+            break;
         case omp_atk_pinned:
+            ok = ALLOWED(v, &pinned, omp_atv_false, omp_atv_true);
+            break;
         case omp_atk_partition:
+            ok = ALLOWED(v, &ignored, omp_atv_environment, omp_atv_nearest, omp_atv_blocked,
+                         omp_atv_interleaved);
             break;
         default:
-            goto bad;
+            ok = false;
+            break;
         }
+        if (!ok)
+            goto bad;
     }
-    if (c->fallback == omp_atv_allocator_fb && c->fb == omp_null_allocator)
+    /* As libgomp 12: no pinned memory, no high-bandwidth memory space. */
+    if (pinned == omp_atv_true || memspace == omp_high_bw_mem_space)
         goto bad;
     return (omp_allocator_handle_t)(uintptr_t)c;
 bad:
@@ -194,12 +261,12 @@ SPOOL_OMP_API void omp_destroy_allocator(omp_allocator_handle_t allocator)
 
 SPOOL_OMP_API void omp_set_default_allocator(omp_allocator_handle_t allocator)
 {
-    default_allocator = allocator != omp_null_allocator ? allocator : omp_default_mem_alloc;
+    spool__omp_thread()->ts.def_allocator = (uintptr_t)allocator;
 }
 
 SPOOL_OMP_API omp_allocator_handle_t omp_get_default_allocator(void)
 {
-    return default_allocator;
+    return default_of_thread();
 }
 
 /* The allocate clause and directive. */

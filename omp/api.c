@@ -2,6 +2,7 @@
  * construct, places and affinity, devices (there are none: the host is
  * the initial device), pausing, and the error directive. */
 #include <errno.h>
+#include <pthread.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,25 +30,30 @@ SPOOL_OMP_API double omp_get_wtick(void)
 
 /* ---- the teams construct on the host: its teams run one after another --------------- */
 
-static _Thread_local unsigned teams_num, teams_count = 1;
-static int num_teams_var, teams_thread_limit_var;
+/* As libgomp's host teams: without num_teams, nteams-var's teams, else 3. */
+#define HOST_TEAMS 3
 
 SPOOL_OMP_API void GOMP_teams_reg(void (*fn)(void *), void *data, unsigned num_teams,
                                   unsigned thread_limit, unsigned flags)
 {
     (void)flags;
-    spool__omp_icv_t *icv = spool__omp_icv();
+    spool__omp_thread_t *thr = spool__omp_thread();
+    spool__omp_icv_t *icv = &thr->task->icv;
     unsigned saved_limit = icv->thread_limit;
+    if (thread_limit == 0)
+        thread_limit = (unsigned)omp_get_teams_thread_limit();
     if (thread_limit != 0)
-        icv->thread_limit = thread_limit;
+        icv->thread_limit = thread_limit > INT_MAX ? UINT_MAX : thread_limit;
     if (num_teams == 0)
-        num_teams = num_teams_var > 0 ? (unsigned)num_teams_var : 1;
-    unsigned saved_num = teams_num, saved_count = teams_count;
-    teams_count = num_teams;
-    for (teams_num = 0; teams_num < num_teams; teams_num++)
+        num_teams = omp_get_max_teams() > 0 ? (unsigned)omp_get_max_teams() : HOST_TEAMS;
+    unsigned saved_num = thr->ts.team_num, saved_count = thr->ts.num_teams;
+    thr->ts.num_teams = num_teams;
+    for (unsigned t = 0; t < num_teams; t++) {
+        thr->ts.team_num = t;
         fn(data);
-    teams_num = saved_num;
-    teams_count = saved_count;
+    }
+    thr->ts.team_num = saved_num;
+    thr->ts.num_teams = saved_count;
     icv->thread_limit = saved_limit;
 }
 
@@ -56,49 +62,65 @@ SPOOL_OMP_API void GOMP_teams(unsigned num_teams, unsigned thread_limit)
     /* A teams construct inside a target region on the host: one team. */
     (void)num_teams;
     if (thread_limit != 0)
-        spool__omp_icv()->thread_limit = thread_limit;
+        spool__omp_icv()->thread_limit = thread_limit > INT_MAX ? UINT_MAX : thread_limit;
 }
 
 SPOOL_OMP_API bool GOMP_teams4(unsigned low, unsigned high, unsigned thread_limit, bool first)
 {
-    (void)low;
+    /* The teams of a target teams region, one after another on this
+     * thread: true runs the region once more (as thread 0 of team
+     * team_num). */
     (void)high;
-    if (first && thread_limit != 0)
-        spool__omp_icv()->thread_limit = thread_limit;
-    /* true runs the teams region once more: once in all. */
-    return first;
+    spool__omp_thread_t *thr = spool__omp_thread();
+    if (first) {
+        if (thread_limit != 0)
+            thr->task->icv.thread_limit = thread_limit > INT_MAX ? UINT_MAX : thread_limit;
+        thr->ts.num_teams = low > 0 ? low : 1;
+        thr->ts.team_num = 0;
+        return true;
+    }
+    if (thr->ts.team_num + 1 >= thr->ts.num_teams)
+        return false;
+    thr->ts.team_num++;
+    return true;
 }
 
 SPOOL_OMP_API int omp_get_num_teams(void)
 {
-    return (int)teams_count;
+    unsigned n = spool__omp_thread()->ts.num_teams;
+    return n > 0 ? (int)n : 1;
 }
 
 SPOOL_OMP_API int omp_get_team_num(void)
 {
-    return (int)teams_num;
+    return (int)spool__omp_thread()->ts.team_num;
 }
 
 SPOOL_OMP_API void omp_set_num_teams(int n)
 {
-    if (n > 0)
-        num_teams_var = n;
+    spool__omp_env_init();
+    /* Relaxed: an ICV with no data behind it. */
+    if (n >= 0)
+        atomic_store_explicit(&spool__omp_env.num_teams, n, memory_order_relaxed);
 }
 
 SPOOL_OMP_API int omp_get_max_teams(void)
 {
-    return num_teams_var;
+    spool__omp_env_init();
+    return atomic_load_explicit(&spool__omp_env.num_teams, memory_order_relaxed);
 }
 
 SPOOL_OMP_API void omp_set_teams_thread_limit(int n)
 {
+    spool__omp_env_init();
     if (n >= 0)
-        teams_thread_limit_var = n;
+        atomic_store_explicit(&spool__omp_env.teams_thread_limit, n, memory_order_relaxed);
 }
 
 SPOOL_OMP_API int omp_get_teams_thread_limit(void)
 {
-    return teams_thread_limit_var;
+    spool__omp_env_init();
+    return atomic_load_explicit(&spool__omp_env.teams_thread_limit, memory_order_relaxed);
 }
 
 /* ---- places and affinity: spool places its workers itself (SPOOL_PLACES) ---------- */
@@ -135,102 +157,243 @@ SPOOL_OMP_API void omp_get_partition_place_nums(int *places)
     (void)places;
 }
 
-static char affinity_format[256] = "level %L thread %i affinity %A";
+/* affinity-format-var (OMP_AFFINITY_FORMAT, omp_set_affinity_format). */
+static pthread_mutex_t format_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *affinity_format; /* guarded by format_lock; NULL: the default */
+static const char default_format[] = "level %L thread %i affinity %A";
+static pthread_once_t affinity_once = PTHREAD_ONCE_INIT;
+
+static void affinity_env(void)
+{
+    const char *v = getenv("OMP_AFFINITY_FORMAT");
+    if (v != NULL)
+        affinity_format = strdup(v);
+}
+
+/* A copy of the format, to be freed. */
+static char *format_copy(void)
+{
+    pthread_once(&affinity_once, affinity_env);
+    pthread_mutex_lock(&format_lock);
+    char *f = strdup(affinity_format != NULL ? affinity_format : default_format);
+    pthread_mutex_unlock(&format_lock);
+    if (f == NULL)
+        spool__omp_fatal("out of memory for the affinity format");
+    return f;
+}
+
+const char *spool__omp_affinity_format(void)
+{
+    pthread_once(&affinity_once, affinity_env);
+    /* For OMP_DISPLAY_ENV, read once at start-up: no writer yet. */
+    return affinity_format != NULL ? affinity_format : default_format;
+}
 
 SPOOL_OMP_API void omp_set_affinity_format(const char *format)
 {
-    snprintf(affinity_format, sizeof affinity_format, "%s", format != NULL ? format : "");
+    char *f = strdup(format != NULL ? format : "");
+    if (f == NULL)
+        spool__omp_fatal("omp_set_affinity_format: out of memory");
+    pthread_once(&affinity_once, affinity_env);
+    pthread_mutex_lock(&format_lock);
+    char *old = affinity_format;
+    affinity_format = f;
+    pthread_mutex_unlock(&format_lock);
+    free(old);
+}
+
+/* Copies src into buffer (of size bytes), NUL-ended and cut to fit; returns
+ * src's length, as snprintf does. */
+static size_t copy_out(char *buffer, size_t size, const char *src, size_t len)
+{
+    if (buffer != NULL && size > 0) {
+        size_t n = len < size - 1 ? len : size - 1;
+        memcpy(buffer, src, n);
+        buffer[n] = '\0';
+    }
+    return len;
 }
 
 SPOOL_OMP_API size_t omp_get_affinity_format(char *buffer, size_t size)
 {
-    size_t len = strlen(affinity_format);
-    if (buffer != NULL && size > 0)
-        snprintf(buffer, size, "%s", affinity_format);
+    char *f = format_copy();
+    size_t len = copy_out(buffer, size, f, strlen(f));
+    free(f);
     return len;
 }
 
-/* One field of an affinity format, by its short or long name, into out. */
-static void affinity_field(const char *name, size_t len, char *out, size_t size)
+/* A growing string. */
+typedef struct text {
+    char *s;
+    size_t len, cap;
+} text_t;
+
+static void put(text_t *t, const char *s, size_t n)
+{
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = (t->len + n + 1) * 2;
+        char *p = realloc(t->s, cap);
+        if (p == NULL)
+            spool__omp_fatal("out of memory for an affinity line");
+        t->s = p;
+        t->cap = cap;
+    }
+    memcpy(t->s + t->len, s, n);
+    t->len += n;
+    t->s[t->len] = '\0';
+}
+
+static void repeat(text_t *t, char c, size_t n)
+{
+    for (; n > 0; n--)
+        put(t, &c, 1);
+}
+
+/* A field's text at a width: numbers zero-padded after their sign or 0x
+ * with '0', right-justified with '.', left-justified otherwise. */
+static void field_out(text_t *t, const char *v, bool number, bool zero, bool right, size_t width)
+{
+    size_t len = strlen(v);
+    if (width == 0 || len >= width) {
+        put(t, v, len);
+    } else if (zero && number) {
+        size_t skip = v[0] == '-' ? 1 : (v[0] == '0' && v[1] == 'x') ? 2 : 0;
+        put(t, v, skip);
+        repeat(t, '0', width - len);
+        put(t, v + skip, len - skip);
+    } else if (right || zero) {
+        repeat(t, ' ', width - len);
+        put(t, v, len);
+    } else {
+        put(t, v, len);
+        repeat(t, ' ', width - len);
+    }
+}
+
+/* The affinity field c's text into out; true if it is a number. */
+static bool field_value(char c, char *out, size_t size)
+{
+    switch (c) {
+    case 't': snprintf(out, size, "%d", omp_get_team_num()); return true;
+    case 'T': snprintf(out, size, "%d", omp_get_num_teams()); return true;
+    case 'L': snprintf(out, size, "%d", omp_get_level()); return true;
+    case 'n': snprintf(out, size, "%d", omp_get_thread_num()); return true;
+    case 'N': snprintf(out, size, "%d", omp_get_num_threads()); return true;
+    case 'a': snprintf(out, size, "%d", omp_get_ancestor_thread_num(omp_get_level() - 1)); return true;
+    case 'P': snprintf(out, size, "%ld", (long)getpid()); return true;
+    case 'i': snprintf(out, size, "0x%lx", (unsigned long)pthread_self()); return true;
+    case 'H':
+        if (gethostname(out, size) != 0)
+            snprintf(out, size, "?");
+        out[size - 1] = '\0';
+        return false;
+    default: /* 'A' */
+        snprintf(out, size, "0-%d", omp_get_num_procs() - 1);
+        return false;
+    }
+}
+
+/* The line an affinity format makes for the calling thread. */
+static void format_line(text_t *t, const char *format)
 {
     static const struct {
         char c;
         const char *name;
-    } fields[] = {{'t', "team_num"},          {'T', "num_teams"},
-                  {'L', "nesting_level"},     {'n', "thread_num"},
-                  {'N', "num_threads"},       {'a', "ancestor_tnum"},
-                  {'H', "host"},              {'P', "process_id"},
-                  {'i', "native_thread_id"},  {'A', "thread_affinity"}};
-    char c = 0;
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-        if ((len == 1 && name[0] == fields[i].c) ||
-            (len == strlen(fields[i].name) && strncmp(name, fields[i].name, len) == 0))
-            c = fields[i].c;
-    switch (c) {
-    case 't': snprintf(out, size, "%d", omp_get_team_num()); break;
-    case 'T': snprintf(out, size, "%d", omp_get_num_teams()); break;
-    case 'L': snprintf(out, size, "%d", omp_get_level()); break;
-    case 'n': snprintf(out, size, "%d", omp_get_thread_num()); break;
-    case 'N': snprintf(out, size, "%d", omp_get_num_threads()); break;
-    case 'a': snprintf(out, size, "%d", omp_get_ancestor_thread_num(omp_get_level() - 1)); break;
-    case 'H': if (gethostname(out, size) != 0) snprintf(out, size, "?"); break;
-    case 'P': snprintf(out, size, "%ld", (long)getpid()); break;
-    case 'i': snprintf(out, size, "%d", spool_current_thread_index()); break;
-    case 'A': snprintf(out, size, "0-%d", omp_get_num_procs() - 1); break;
-    default: snprintf(out, size, "undefined"); break;
+    } fields[] = {{'t', "team_num"},         {'T', "num_teams"},    {'L', "nesting_level"},
+                  {'n', "thread_num"},       {'N', "num_threads"},  {'a', "ancestor_tnum"},
+                  {'H', "host"},             {'P', "process_id"},   {'i', "native_thread_id"},
+                  {'A', "thread_affinity"}};
+    put(t, "", 0);
+    for (const char *p = format; *p != '\0'; p++) {
+        if (*p != '%') {
+            put(t, p, 1);
+            continue;
+        }
+        p++;
+        if (*p == '%') {
+            put(t, "%", 1);
+            continue;
+        }
+        bool zero = false, right = false;
+        size_t width = 0;
+        if (*p == '0') {
+            zero = true;
+            if (*++p != '.')
+                spool__omp_fatal("affinity format '%s': a leading 0 not followed by '.'", format);
+        }
+        if (*p == '.') {
+            right = true;
+            p++;
+        }
+        if (*p >= '1' && *p <= '9') {
+            char *end;
+            width = strtoul(p, &end, 10);
+            p = end;
+        } else if (zero || right) {
+            spool__omp_fatal("affinity format '%s': 0 or '.' without a width", format);
+        }
+        char c = 0;
+        if (*p == '{') {
+            const char *end = strchr(p + 1, '}');
+            for (size_t i = 0; end != NULL && i < sizeof fields / sizeof fields[0]; i++)
+                if ((size_t)(end - p - 1) == strlen(fields[i].name) &&
+                    strncmp(p + 1, fields[i].name, (size_t)(end - p - 1)) == 0)
+                    c = fields[i].c;
+            if (c == 0)
+                spool__omp_fatal("affinity format '%s': no field named %.*s", format,
+                                 end != NULL ? (int)(end - p - 1) : (int)strlen(p + 1), p + 1);
+            p = end;
+        } else {
+            for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+                if (*p == fields[i].c)
+                    c = *p;
+            if (c == 0)
+                spool__omp_fatal("affinity format '%s': no field '%%%c'", format, *p ? *p : ' ');
+        }
+        char value[512];
+        bool number = field_value(c, value, sizeof value);
+        field_out(t, value, number, zero, right, width);
     }
 }
 
 SPOOL_OMP_API size_t omp_capture_affinity(char *buffer, size_t size, const char *format)
 {
+    char *f = NULL;
     if (format == NULL || format[0] == '\0')
-        format = affinity_format;
-    char out[1024];
-    size_t n = 0;
-    for (const char *p = format; *p != '\0' && n + 1 < sizeof out; p++) {
-        if (*p != '%') {
-            out[n++] = *p;
-            continue;
-        }
-        p++;
-        if (*p == '%') {
-            out[n++] = '%';
-            continue;
-        }
-        /* An optional 0, . and width, as libgomp reads them, ignored. */
-        while (*p == '0' || *p == '.' || (*p >= '1' && *p <= '9'))
-            p++;
-        const char *name = p;
-        size_t len = 1;
-        if (*p == '{') {
-            name = p + 1;
-            const char *end = strchr(name, '}');
-            if (end == NULL)
-                break;
-            len = (size_t)(end - name);
-            p = end;
-        } else if (*p == '\0') {
-            break;
-        }
-        char field[256];
-        affinity_field(name, len, field, sizeof field);
-        size_t flen = strlen(field);
-        if (flen > sizeof out - 1 - n)
-            flen = sizeof out - 1 - n;
-        memcpy(out + n, field, flen);
-        n += flen;
-    }
-    out[n] = '\0';
-    if (buffer != NULL && size > 0)
-        snprintf(buffer, size, "%s", out);
-    return n;
+        format = f = format_copy();
+    text_t t = {0};
+    format_line(&t, format);
+    size_t len = copy_out(buffer, size, t.s, t.len);
+    free(t.s);
+    free(f);
+    return len;
 }
 
 SPOOL_OMP_API void omp_display_affinity(const char *format)
 {
-    char line[1024];
-    omp_capture_affinity(line, sizeof line, format);
-    fprintf(stderr, "%s\n", line);
+    char *f = NULL;
+    if (format == NULL || format[0] == '\0')
+        format = f = format_copy();
+    text_t t = {0};
+    format_line(&t, format);
+    put(&t, "\n", 1);
+    fputs(t.s, stderr);
+    free(t.s);
+    free(f);
+}
+
+void spool__omp_affinity_note(spool__omp_thread_t *thr)
+{
+    /* OMP_DISPLAY_AFFINITY: a thread shows its line when it starts in a
+     * region whose place in the team's tree differs from the last shown. */
+    static _Thread_local unsigned shown_level = UINT_MAX, shown_id, shown_n;
+    unsigned n = thr->ts.team != NULL ? thr->ts.team->nthreads : 1;
+    if (shown_level == thr->ts.level && shown_id == thr->ts.id && shown_n == n)
+        return;
+    shown_level = thr->ts.level;
+    shown_id = thr->ts.id;
+    shown_n = n;
+    omp_display_affinity(NULL);
 }
 
 /* ---- devices: only the host ------------------------------------------------------- */
@@ -400,25 +563,31 @@ SPOOL_OMP_API int omp_get_max_task_priority(void)
     return spool__omp_env.max_task_priority;
 }
 
-static void error_directive(const char *severity, const void *msg, size_t len)
+/* The error directive's lines are libgomp's, word for word (its prefix
+ * too): they are the program's messages, which its users and tests read
+ * (omp.md, "The environment"). */
+static void error_directive(const char *what, const void *msg, size_t len)
 {
-    if (msg == NULL)
-        fprintf(stderr, "libspool-omp: error directive encountered (%s)\n", severity);
-    else if (len == (size_t)-1)
-        fprintf(stderr, "libspool-omp: error directive encountered (%s): %s\n", severity,
-                (const char *)msg);
-    else
-        fprintf(stderr, "libspool-omp: error directive encountered (%s): %.*s\n", severity,
-                (int)len, (const char *)msg);
+    flockfile(stderr);
+    fprintf(stderr, "\nlibgomp: %serror directive encountered", what);
+    if (msg != NULL) {
+        fputs(": ", stderr);
+        if (len == (size_t)-1)
+            fputs((const char *)msg, stderr);
+        else
+            fwrite(msg, 1, len, stderr);
+    }
+    fputc('\n', stderr);
+    funlockfile(stderr);
 }
 
 SPOOL_OMP_API void GOMP_warning(const void *msg, size_t len)
 {
-    error_directive("warning", msg, len);
+    error_directive("", msg, len);
 }
 
 SPOOL_OMP_API void GOMP_error(const void *msg, size_t len)
 {
-    error_directive("fatal", msg, len);
+    error_directive("fatal error: ", msg, len);
     exit(EXIT_FAILURE);
 }

@@ -303,6 +303,35 @@ static void parse_proc_bind(void)
                     v);
 }
 
+static void parse_allocator(void)
+{
+    const char *v = getenv("OMP_ALLOCATOR");
+    if (v == NULL)
+        return;
+    static const struct {
+        const char *name;
+        uintptr_t handle;
+    } names[] = {{"omp_default_mem_alloc", omp_default_mem_alloc},
+                 {"omp_large_cap_mem_alloc", omp_large_cap_mem_alloc},
+                 {"omp_const_mem_alloc", omp_const_mem_alloc},
+                 {"omp_high_bw_mem_alloc", omp_high_bw_mem_alloc},
+                 {"omp_low_lat_mem_alloc", omp_low_lat_mem_alloc},
+                 {"omp_cgroup_mem_alloc", omp_cgroup_mem_alloc},
+                 {"omp_pteam_mem_alloc", omp_pteam_mem_alloc},
+                 {"omp_thread_mem_alloc", omp_thread_mem_alloc}};
+    const char *p = skip_space(v);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t len = strlen(names[i].name);
+        if (strncasecmp(p, names[i].name, len) == 0 && *skip_space(p + len) == '\0') {
+            spool__omp_env.def_allocator = names[i].handle;
+            return;
+        }
+    }
+    spool__omp_warn("OMP_ALLOCATOR='%s' is not a predefined allocator; using "
+                    "omp_default_mem_alloc",
+                    v);
+}
+
 static void parse_display_env(void)
 {
     const char *v = getenv("OMP_DISPLAY_ENV");
@@ -363,6 +392,7 @@ static void env_once_init(void)
     parse_schedule();
     env_bool("OMP_DYNAMIC", &e->icv.dyn);
     env_bool("OMP_CANCELLATION", &e->cancellation);
+    env_bool("OMP_DISPLAY_AFFINITY", &e->display_affinity);
     int limit = INT_MAX;
     if (env_int("OMP_THREAD_LIMIT", &limit, false))
         e->icv.thread_limit = (unsigned)limit;
@@ -386,6 +416,13 @@ static void env_once_init(void)
     parse_stacksize();
     parse_proc_bind();
     env_int("OMP_DEFAULT_DEVICE", &e->icv.default_device, true);
+    e->def_allocator = omp_default_mem_alloc;
+    parse_allocator();
+    int teams = 0, teams_limit = 0;
+    env_int("OMP_NUM_TEAMS", &teams, false);
+    env_int("OMP_TEAMS_THREAD_LIMIT", &teams_limit, false);
+    atomic_store_explicit(&e->num_teams, teams, memory_order_relaxed);
+    atomic_store_explicit(&e->teams_thread_limit, teams_limit, memory_order_relaxed);
     env_int("OMP_MAX_TASK_PRIORITY", &e->max_task_priority, true);
     parse_display_env();
     if (display_env != 0)
@@ -448,7 +485,7 @@ static const char *sched_name(int kind)
 static void display(int verbose)
 {
     const spool__omp_env_t *e = &spool__omp_env;
-    static const char *const binds[] = {"FALSE", "TRUE", "PRIMARY", "CLOSE", "SPREAD"};
+    static const char *const binds[] = {"FALSE", "TRUE", "MASTER", "CLOSE", "SPREAD"};
     FILE *f = stderr;
     flockfile(f);
     fputs("\nOPENMP DISPLAY ENVIRONMENT BEGIN\n", f);
@@ -477,9 +514,22 @@ static void display(int verbose)
     fprintf(f, "  OMP_WAIT_POLICY = '%s'\n", e->wait_policy > 0 ? "ACTIVE" : "PASSIVE");
     fprintf(f, "  OMP_THREAD_LIMIT = '%u'\n", e->icv.thread_limit);
     fprintf(f, "  OMP_MAX_ACTIVE_LEVELS = '%u'\n", e->icv.max_active_levels);
+    fprintf(f, "  OMP_NUM_TEAMS = '%d'\n", atomic_load_explicit(&e->num_teams, memory_order_relaxed));
+    fprintf(f, "  OMP_TEAMS_THREAD_LIMIT = '%d'\n",
+            atomic_load_explicit(&e->teams_thread_limit, memory_order_relaxed));
     fprintf(f, "  OMP_CANCELLATION = '%s'\n", e->cancellation ? "TRUE" : "FALSE");
     fprintf(f, "  OMP_DEFAULT_DEVICE = '%d'\n", e->icv.default_device);
     fprintf(f, "  OMP_MAX_TASK_PRIORITY = '%d'\n", e->max_task_priority);
+    fprintf(f, "  OMP_DISPLAY_AFFINITY = '%s'\n", e->display_affinity ? "TRUE" : "FALSE");
+    fprintf(f, "  OMP_AFFINITY_FORMAT = '%s'\n", spool__omp_affinity_format());
+    static const char *const allocators[] = {
+        "", "omp_default_mem_alloc", "omp_large_cap_mem_alloc", "omp_const_mem_alloc",
+        "omp_high_bw_mem_alloc", "omp_low_lat_mem_alloc", "omp_cgroup_mem_alloc",
+        "omp_pteam_mem_alloc", "omp_thread_mem_alloc"};
+    fprintf(f, "  OMP_ALLOCATOR = '%s'\n",
+            e->def_allocator < sizeof allocators / sizeof allocators[0]
+                ? allocators[e->def_allocator]
+                : "");
     static const char *const offload[] = {"DEFAULT", "MANDATORY", "DISABLED"};
     fprintf(f, "  OMP_TARGET_OFFLOAD = '%s'\n", offload[spool__omp_target_offload()]);
     if (verbose) {

@@ -162,6 +162,12 @@ typedef struct spool__omp_ts {
     /* ordered: the logical bounds of its chunk; ticket -1: none */
     long long ticket;
     unsigned long long chunk_end;
+    /* The teams construct it is in (num_teams 0: none, one team), which
+     * the threads of a region inside it see too. */
+    unsigned team_num, num_teams;
+    /* def-allocator-var (0: OMP_ALLOCATOR's), which its team's threads
+     * start with. */
+    uintptr_t def_allocator;
 } spool__omp_ts_t;
 
 typedef struct spool__omp_team {
@@ -170,6 +176,8 @@ typedef struct spool__omp_team {
     void (*fn)(void *);
     void *data;
     spool__omp_ts_t prev_ts;       /* thread 0's state before the region */
+    unsigned team_num, num_teams;  /* the teams construct around it (ts) */
+    uintptr_t def_allocator;       /* thread 0's def-allocator-var (ts) */
     spool__omp_task_t *prev_task;
     /* Set once nthreads is final: a lent worker reads nothing before. */
     _Atomic int go;
@@ -200,6 +208,9 @@ typedef struct spool__omp_thread {
     spool__omp_team_t *free_teams; /* teams it led, kept for its next regions */
     spool__omp_ws_t *solo;         /* its work share outside any region */
     bool ready;                    /* initial task set up */
+    /* In a target region that some region encloses (its team state shows
+     * level 0 all the same). */
+    bool under_region;
 } spool__omp_thread_t;
 
 extern _Thread_local spool__omp_thread_t spool__omp_tls __attribute__((tls_model("initial-exec")));
@@ -225,7 +236,8 @@ static inline spool__omp_icv_t *spool__omp_icv(void)
  * then the pool's idle workers (omp.md, "Teams"). */
 static inline bool spool__omp_dynamic(spool__omp_thread_t *thr)
 {
-    return thr->task->icv.dyn || (thr->ts.team == NULL && spool__current_pool() != NULL);
+    return thr->task->icv.dyn ||
+           (thr->ts.team == NULL && !thr->under_region && spool__current_pool() != NULL);
 }
 
 /* ---- the environment (env.c) ------------------------------------------------ */
@@ -238,9 +250,14 @@ typedef struct spool__omp_env {
     unsigned long spin;             /* pauses before a barrier parks */
     size_t stack_size;              /* OMP_STACKSIZE (0: unset) */
     bool cancellation;
+    bool display_affinity;          /* OMP_DISPLAY_AFFINITY */
     int max_task_priority;
     unsigned cpus;                  /* CPUs the process may use */
     unsigned max_threads;           /* the most threads a team may have */
+    uintptr_t def_allocator;        /* OMP_ALLOCATOR: def-allocator-var */
+    /* nteams-var and teams-thread-limit-var (device ICVs: omp_set_num_teams
+     * and omp_set_teams_thread_limit change them for every thread). */
+    _Atomic int num_teams, teams_thread_limit;
 } spool__omp_env_t;
 
 extern spool__omp_env_t spool__omp_env;
@@ -254,6 +271,14 @@ void spool__omp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
 /* The pool for a region opened here: the calling worker's, else the global
  * pool (configured from the environment first); NULL if none can start. */
 spool_pool_t *spool__omp_pool(void);
+
+/* ---- affinity (api.c) ---------------------------------------------------------- */
+
+/* affinity-format-var as the environment set it. */
+const char *spool__omp_affinity_format(void);
+/* OMP_DISPLAY_AFFINITY: the calling thread, starting its implicit task,
+ * shows its line if its place in the team's tree changed. */
+void spool__omp_affinity_note(spool__omp_thread_t *thr);
 
 /* ---- teams (team.c) ---------------------------------------------------------- */
 

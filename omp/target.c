@@ -108,7 +108,10 @@ static void run_on_host(void (*fn)(void *), void **hostaddrs, unsigned thread_li
     thr->ts.ticket = -1;
     thr->task = &initial.base;
     thr->solo = NULL;
+    bool saved_under = thr->under_region;
+    thr->under_region = saved_under || saved_ts.team != NULL;
     fn(hostaddrs);
+    thr->under_region = saved_under;
     spool__omp_task_root_end(&initial);
     free(thr->solo);
     thr->solo = saved_solo;

@@ -59,11 +59,14 @@ void spool__omp_park_wait(spool__park_t *p)
     spool__omp_thread_t *thr = &spool__omp_tls;
     spool__omp_ts_t ts = thr->ts;
     spool__omp_task_t *task = thr->task;
+    bool under = thr->under_region;
     thr->ts = (spool__omp_ts_t){.ticket = -1};
     thr->task = &thr->initial;
+    thr->under_region = false;
     spool__park_wait(p);
     thr->ts = ts;
     thr->task = task;
+    thr->under_region = under;
 }
 
 /* ---- the team's memory --------------------------------------------------------- */
@@ -147,7 +150,10 @@ static void enter_team(spool__omp_thread_t *thr, spool__omp_team_t *team, unsign
                                 .ws = ws,
                                 .single_count = 0,
                                 .static_trip = 0,
-                                .ticket = -1};
+                                .ticket = -1,
+                                .team_num = team->team_num,
+                                .num_teams = team->num_teams,
+                                .def_allocator = team->def_allocator};
     thr->task = &team->members[id].task;
 }
 
@@ -166,6 +172,8 @@ static void member_main(void *arg)
     spool__omp_ts_t saved = thr->ts;
     spool__omp_task_t *saved_task = thr->task;
     enter_team(thr, team, m->id, team->combined ? 1 : 0, team->combined ? &team->ring[0] : NULL);
+    if (__builtin_expect(spool__omp_env.display_affinity, 0))
+        spool__omp_affinity_note(thr);
     team->fn(team->data);
     spool__omp_task_region_end(thr);
     thr->ts = saved;
@@ -199,6 +207,9 @@ unsigned spool__omp_team_start(void (*fn)(void *), void *data, unsigned specifie
     team->data = data;
     team->prev_ts = thr->ts;
     team->prev_task = thr->task;
+    team->team_num = thr->ts.team_num;
+    team->num_teams = thr->ts.num_teams;
+    team->def_allocator = thr->ts.def_allocator;
     team->level = thr->ts.level + 1;
     atomic_store_explicit(&team->go, 0, memory_order_relaxed);
     atomic_store_explicit(&team->single_count, 0, memory_order_relaxed);
@@ -263,6 +274,8 @@ unsigned spool__omp_team_start(void (*fn)(void *), void *data, unsigned specifie
     /* Release pairs with the members' acquire loads in member_main. */
     atomic_store_explicit(&team->go, 1, memory_order_release);
     enter_team(thr, team, 0, ws0 != NULL ? 1 : 0, ws0 != NULL ? &team->ring[0] : NULL);
+    if (__builtin_expect(spool__omp_env.display_affinity, 0))
+        spool__omp_affinity_note(thr);
     return n;
 }
 

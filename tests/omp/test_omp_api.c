@@ -162,6 +162,54 @@ static void test_allocators(void **state)
     omp_destroy_allocator(a);
     omp_alloctrait_t bad[] = {{omp_atk_alignment, 3}};
     assert_int_equal(omp_init_allocator(omp_default_mem_space, 1, bad), omp_null_allocator);
+    /* libgomp 12's answers: no pinned memory, no high-bandwidth space. */
+    omp_alloctrait_t pinned[] = {{omp_atk_pinned, omp_atv_true}};
+    assert_int_equal(omp_init_allocator(omp_default_mem_space, 1, pinned), omp_null_allocator);
+    assert_int_equal(omp_init_allocator(omp_high_bw_mem_space, 0, NULL), omp_null_allocator);
+    omp_alloctrait_t defaults[] = {{omp_atk_alignment, omp_atv_default},
+                                   {omp_atk_sync_hint, omp_atv_default},
+                                   {omp_atk_partition, omp_atv_default}};
+    a = omp_init_allocator(omp_default_mem_space, 3, defaults);
+    assert_int_not_equal(a, omp_null_allocator);
+    omp_destroy_allocator(a);
+}
+
+static void test_alloc_corners(void **state)
+{
+    (void)state;
+    /* Nothing to allocate is no block (libgomp's). */
+    assert_null(omp_alloc(0, omp_default_mem_alloc));
+    assert_null(omp_aligned_alloc(64, 0, omp_null_allocator));
+    assert_null(omp_calloc(16, 0, omp_default_mem_alloc));
+    assert_null(omp_calloc(0, 16, omp_default_mem_alloc));
+    assert_null(omp_realloc(NULL, 0, omp_null_allocator, omp_null_allocator));
+    /* A pool pays for whole blocks: two halves of it do not both fit. */
+    omp_alloctrait_t half[] = {{omp_atk_pool_size, 2 << 20}, {omp_atk_fallback, omp_atv_null_fb}};
+    omp_allocator_handle_t a = omp_init_allocator(omp_default_mem_space, 2, half);
+    void *p = omp_alloc(1 << 20, a), *q = omp_alloc(1 << 20, a);
+    assert_non_null(p);
+    assert_null(q);
+    omp_free(p, a);
+    omp_destroy_allocator(a);
+    /* A realloc in one pool takes the old block's room. */
+    omp_alloctrait_t small[] = {{omp_atk_pool_size, 4096}, {omp_atk_fallback, omp_atv_null_fb}};
+    a = omp_init_allocator(omp_default_mem_space, 2, small);
+    char *r = omp_alloc(3000, a);
+    assert_non_null(r);
+    r[0] = 42;
+    r = omp_realloc(r, 3100, omp_null_allocator, omp_null_allocator); /* the block's own */
+    assert_non_null(r);
+    assert_int_equal(r[0], 42);
+    omp_free(r, a);
+    /* A team's threads start with the encountering thread's default. */
+    omp_set_default_allocator(a);
+    atomic_int other = 0;
+#pragma omp parallel num_threads(4)
+    if (omp_get_default_allocator() != a)
+        atomic_fetch_add(&other, 1);
+    assert_int_equal(atomic_load(&other), 0);
+    omp_set_default_allocator(omp_default_mem_alloc);
+    omp_destroy_allocator(a);
 }
 
 static void test_teams_on_host(void **state)
@@ -178,6 +226,42 @@ static void test_teams_on_host(void **state)
     assert_int_equal(atomic_load(&bad), 0);
     assert_int_equal(omp_get_num_teams(), 1);
     assert_int_equal(omp_get_team_num(), 0);
+    /* Without num_teams: nteams-var's teams, else libgomp's 3 on the host. */
+    assert_int_equal(omp_get_max_teams(), 0);
+    atomic_store(&seen, 0);
+#pragma omp teams
+    atomic_fetch_or(&seen, 1 << omp_get_team_num());
+    assert_int_equal(atomic_load(&seen), 7);
+    omp_set_num_teams(5);
+    assert_int_equal(omp_get_max_teams(), 5);
+    atomic_store(&seen, 0);
+#pragma omp teams
+    atomic_fetch_or(&seen, 1 << omp_get_team_num());
+    assert_int_equal(atomic_load(&seen), 0x1f);
+    omp_set_num_teams(0);
+    omp_set_teams_thread_limit(3);
+    assert_int_equal(omp_get_teams_thread_limit(), 3);
+    /* A region inside a team: every thread sees the team; if(0) gives a
+     * team of one, the thread limit bounds the rest. */
+    atomic_int members = 0, serial = 0;
+#pragma omp teams num_teams(2)
+    {
+        int team = omp_get_team_num();
+#pragma omp parallel num_threads(8)
+        {
+            atomic_fetch_add(&members, 1);
+            if (omp_get_team_num() != team || omp_get_num_teams() != 2 ||
+                omp_get_num_threads() != 3)
+                atomic_fetch_add(&bad, 1);
+        }
+#pragma omp parallel if (0)
+        if (omp_get_num_threads() == 1 && omp_get_team_num() == team)
+            atomic_fetch_add(&serial, 1);
+    }
+    omp_set_teams_thread_limit(0);
+    assert_int_equal(atomic_load(&bad), 0);
+    assert_int_equal(atomic_load(&members), 6);
+    assert_int_equal(atomic_load(&serial), 2);
 }
 
 static void test_affinity_format(void **state)
@@ -197,6 +281,18 @@ static void test_affinity_format(void **state)
             atomic_fetch_add(&bad, 1);
     }
     assert_int_equal(atomic_load(&bad), 0);
+    /* Widths: 0. pads a number with zeros after its sign, . right-justifies,
+     * a width alone left-justifies; long names. */
+    char line[128];
+    size_t len = omp_capture_affinity(line, sizeof line, "%0.5L|%.3n|%3N|%0.4{ancestor_tnum}|%%");
+    assert_string_equal(line, "00000|  0|1  |-001|%");
+    assert_int_equal(len, strlen(line));
+    /* The length is the whole line's, as snprintf's. */
+    assert_int_equal(omp_capture_affinity(line, 4, "%.10{thread_num}"), 10);
+    assert_string_equal(line, "   ");
+    omp_capture_affinity(line, sizeof line, "%i");
+    assert_int_equal(strncmp(line, "0x", 2), 0);
+    omp_set_affinity_format("level %L thread %i affinity %A");
 }
 
 static int cancel_child(void)
@@ -244,7 +340,51 @@ static int cancel_child(void)
 #pragma omp section
         atomic_fetch_add(&sections, 1);
     }
-    return atomic_load(&sections) >= 1 ? 0 : 13;
+    if (atomic_load(&sections) < 1)
+        return 13;
+    /* A cancelled static loop ends at its barrier: the next one runs in
+     * full (a static loop has no entry call that could end it). */
+    atomic_int second = 0, skipped = 0;
+#pragma omp parallel num_threads(4)
+    {
+#pragma omp for schedule(static)
+        for (int i = 0; i < 400; i++) {
+#pragma omp cancel for
+            atomic_fetch_add(&skipped, 1);
+        }
+#pragma omp for schedule(static)
+        for (int i = 0; i < 400; i++) {
+#pragma omp cancel for if (i < 0)
+            atomic_fetch_add(&second, 1);
+        }
+    }
+    if (atomic_load(&skipped) != 0 || atomic_load(&second) != 400)
+        return 14;
+    /* cancel taskgroup in a task of a loop's reduction(task): its own
+     * taskgroup stands for the enclosing one, whose later tasks do not
+     * run, as do none made in a workshare taskgroup inside it. */
+    int sum = 0;
+    atomic_int late = 0, inside = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp taskgroup
+    {
+#pragma omp task
+        {
+#pragma omp cancel taskgroup
+        }
+#pragma omp taskwait
+#pragma omp for reduction(task, + : sum)
+        for (int i = 0; i < 8; i++) {
+            sum++;
+#pragma omp task in_reduction(+ : sum)
+            atomic_fetch_add(&inside, 1);
+        }
+#pragma omp task
+        atomic_fetch_add(&late, 1);
+    }
+    if (sum != 8 || atomic_load(&inside) != 0 || atomic_load(&late) != 0)
+        return 15;
+    return 0;
 }
 
 static void test_cancellation(void **state)
@@ -258,9 +398,31 @@ static void test_cancellation(void **state)
     assert_int_equal(rc, 0);
 }
 
+/* The error directive: libgomp's lines, word for word, and exit status 1
+ * for a fatal one. */
+static int error_child(void)
+{
+    const char *msg = "xy";
+#pragma omp error at(execution) severity(warning) message("careful")
+#pragma omp error at(execution) severity(fatal) message(msg)
+    return 0;
+}
+
+static void test_error_directive(void **state)
+{
+    (void)state;
+    static char out[4096];
+    const char *env[] = {NULL};
+    int rc = omp_test_child(env, "error", out, sizeof out);
+    assert_int_equal(rc, 1);
+    assert_string_equal(out, "\nlibgomp: error directive encountered: careful\n"
+                             "\nlibgomp: fatal error: error directive encountered: xy\n");
+}
+
 static const omp_test_mode_t modes[] = {
     {"display-env", display_env_child},
     {"cancel", cancel_child},
+    {"error", error_child},
 };
 
 int main(int argc, char **argv)
@@ -273,9 +435,11 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_display_env),
         cmocka_unit_test(test_host_device),
         cmocka_unit_test(test_allocators),
+        cmocka_unit_test(test_alloc_corners),
         cmocka_unit_test(test_teams_on_host),
         cmocka_unit_test(test_affinity_format),
         cmocka_unit_test(test_cancellation),
+        cmocka_unit_test(test_error_directive),
     };
     omp_test_assert_on_spool();
     return cmocka_run_group_tests(tests, NULL, NULL);

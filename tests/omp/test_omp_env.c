@@ -30,10 +30,16 @@ static int report(void)
         if (omp_get_thread_num() == 0 && omp_get_ancestor_thread_num(1) == 0)
             atomic_store(&inner, omp_get_num_threads());
     }
-    printf("max=%d dyn=%d levels=%d limit=%d sched=%d,%d team=%d inner=%d stack=%ld\n",
+    atomic_long team_alloc = 0;
+#pragma omp parallel num_threads(2)
+    if (omp_get_thread_num() == 1)
+        atomic_store(&team_alloc, (long)omp_get_default_allocator());
+    printf("max=%d dyn=%d levels=%d limit=%d sched=%d,%d team=%d inner=%d stack=%ld "
+           "alloc=%ld team_alloc=%ld teams=%d teams_limit=%d\n",
            omp_get_max_threads(), omp_get_dynamic(), omp_get_max_active_levels(),
            omp_get_thread_limit(), (int)kind, chunk, atomic_load(&team), atomic_load(&inner),
-           atomic_load(&stack));
+           atomic_load(&stack), (long)omp_get_default_allocator(), atomic_load(&team_alloc),
+           omp_get_max_teams(), omp_get_teams_thread_limit());
     return 0;
 }
 
@@ -190,6 +196,41 @@ static void test_display_env_at_start(void **state)
     assert_non_null(strstr(out, "libspool-omp: OMP_DISPLAY_ENV='loud'"));
 }
 
+static void test_allocator_and_teams(void **state)
+{
+    (void)state;
+    static char out[4096];
+    const char *none[] = {NULL};
+    run(none, out, sizeof out);
+    assert_int_equal(field(out, "alloc="), (int)omp_default_mem_alloc);
+    assert_int_equal(field(out, "teams="), 0);
+    assert_int_equal(field(out, "teams_limit="), 0);
+    const char *env[] = {"OMP_ALLOCATOR=omp_cgroup_mem_alloc", "OMP_NUM_TEAMS=5",
+                         "OMP_TEAMS_THREAD_LIMIT=7", NULL};
+    run(env, out, sizeof out);
+    assert_int_equal(field(out, "alloc="), (int)omp_cgroup_mem_alloc);
+    assert_int_equal(field(out, "team_alloc="), (int)omp_cgroup_mem_alloc);
+    assert_int_equal(field(out, "teams="), 5);
+    assert_int_equal(field(out, "teams_limit="), 7);
+    const char *bad[] = {"OMP_ALLOCATOR=plenty", "OMP_NUM_TEAMS=-1", NULL};
+    run(bad, out, sizeof out);
+    assert_non_null(strstr(out, "libspool-omp: OMP_ALLOCATOR='plenty' is not a predefined"));
+    assert_non_null(strstr(out, "libspool-omp: OMP_NUM_TEAMS='-1' is not a positive"));
+    assert_int_equal(field(out, "alloc="), (int)omp_default_mem_alloc);
+}
+
+static void test_display_affinity(void **state)
+{
+    (void)state;
+    static char out[8192];
+    /* A line per thread as it starts in a team, in the format asked. */
+    const char *env[] = {"OMP_DISPLAY_AFFINITY=true", "OMP_AFFINITY_FORMAT=[%L:%n/%N]",
+                         "OMP_NUM_THREADS=2", NULL};
+    run(env, out, sizeof out);
+    assert_non_null(strstr(out, "[1:0/2]"));
+    assert_non_null(strstr(out, "[1:1/2]"));
+}
+
 int main(int argc, char **argv)
 {
     omp_test_child_main(argc, argv, modes, sizeof modes / sizeof modes[0]);
@@ -199,6 +240,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_dynamic_levels_limit),
         cmocka_unit_test(test_wait_policy_stack),
         cmocka_unit_test(test_display_env_at_start),
+        cmocka_unit_test(test_allocator_and_teams),
+        cmocka_unit_test(test_display_affinity),
     };
     omp_test_assert_on_spool();
     return cmocka_run_group_tests(tests, NULL, NULL);
