@@ -110,12 +110,17 @@ static dnode_t *parse(void **depend)
         first = 2;
     } else {
         n = (size_t)(uintptr_t)depend[1];
-        nout = (size_t)(uintptr_t)depend[2];
-        nmutex = (size_t)(uintptr_t)depend[3];
-        nin = (size_t)(uintptr_t)depend[4];
+        nout = nin = 0;
         first = 5;
-        if (nout + nmutex + nin > n)
-            spool__omp_fatal("GOMP_task: a depend array this library does not know");
+        /* An iterator over an empty range gives {0, 0}: no dependences,
+         * and nothing more to read. */
+        if (n != 0) {
+            nout = (size_t)(uintptr_t)depend[2];
+            nmutex = (size_t)(uintptr_t)depend[3];
+            nin = (size_t)(uintptr_t)depend[4];
+            if (nout + nmutex + nin > n)
+                spool__omp_fatal("GOMP_task: a depend array this library does not know");
+        }
     }
     dnode_t *d = malloc(sizeof *d + n * sizeof(dep_t));
     if (d == NULL)

@@ -10,6 +10,7 @@
 
 #include "gomp_abi.h"
 #include "omp_impl.h"
+#include "task.h"
 
 typedef unsigned long long u64;
 
@@ -17,62 +18,107 @@ typedef unsigned long long u64;
 #define MAX_OUTER (1ull << 27)
 
 /* The first thread sets up the words (counts: iteration counts, outermost
- * first). */
+ * first), and the inner counts after them. */
 static void doacross_init(spool__omp_ws_t *ws, unsigned ncounts, const u64 *counts)
 {
-    if (ncounts == 0 || ncounts > 1 + sizeof ws->doacross_inner / sizeof ws->doacross_inner[0])
-        spool__omp_fatal("a doacross loop of %u dimensions is not supported", ncounts);
+    if (ncounts == 0)
+        spool__omp_fatal("a doacross loop of no dimensions");
     if (counts[0] > MAX_OUTER)
         spool__omp_fatal("a doacross loop of %llu outermost iterations is too large (at most %llu)",
                          counts[0], (u64)MAX_OUTER);
+    /* Positions are flattened into a word: a loop whose inner iterations
+     * overflow it could never end. */
+    u64 inner = 1;
+    for (unsigned i = 1; i < ncounts; i++)
+        if (counts[i] != 0 && __builtin_mul_overflow(inner, counts[i], &inner))
+            spool__omp_fatal("a doacross loop of more than 2^64 inner iterations");
+    u64 words = counts[0] > 0 ? counts[0] : 1;
+    ws->doacross = calloc(words + ncounts, sizeof(u64));
+    if (ws->doacross == NULL)
+        spool__omp_fatal("out of memory for a doacross loop of %llu iterations", counts[0]);
+    ws->doacross_inner = (u64 *)(void *)(ws->doacross + words);
     ws->doacross_dims = ncounts;
     for (unsigned i = 1; i < ncounts; i++)
         ws->doacross_inner[i - 1] = counts[i];
-    ws->doacross = calloc(counts[0] > 0 ? counts[0] : 1, sizeof *ws->doacross);
-    if (ws->doacross == NULL)
-        spool__omp_fatal("out of memory for a doacross loop of %llu iterations", counts[0]);
 }
 
-/* The flattened inner position of iteration v, or ULLONG_MAX if v is
- * outside the iteration space (a sink there waits for nothing). */
-static u64 flatten(const spool__omp_ws_t *ws, const u64 *v)
+/* An iteration's indices, read one by one: from an array, or from a
+ * variable argument list after the first. */
+typedef struct indices {
+    const u64 *array;
+    const long *larray;
+    va_list *ap;
+    bool ull;
+    u64 first;
+} indices_t;
+
+static u64 index_at(indices_t *x, unsigned i)
 {
-    if (v[0] >= ws->n)
-        return ULLONG_MAX;
-    u64 flat = 0;
-    for (unsigned i = 1; i < ws->doacross_dims; i++) {
-        u64 c = ws->doacross_inner[i - 1];
-        if (v[i] >= c)
-            return ULLONG_MAX;
-        flat = flat * c + v[i];
-    }
-    return flat;
+    if (x->array != NULL)
+        return x->array[i];
+    if (x->larray != NULL)
+        return (u64)x->larray[i];
+    if (i == 0)
+        return x->first;
+    return x->ull ? va_arg(*x->ap, u64) : (u64)va_arg(*x->ap, long);
 }
 
-static bool start(unsigned ncounts, const u64 *counts, long sched, u64 chunk, u64 *from, u64 *to)
+/* The outermost index and the flattened inner position of an iteration,
+ * or false if it is outside the iteration space (a sink there waits for
+ * nothing). */
+static bool flatten(const spool__omp_ws_t *ws, indices_t *x, u64 *outer, u64 *flat)
+{
+    bool inside = true;
+    *outer = index_at(x, 0);
+    if (*outer >= ws->n)
+        inside = false;
+    *flat = 0;
+    /* Every index is read, also past one outside, so that a va_list is
+     * read in full. */
+    for (unsigned i = 1; i < ws->doacross_dims; i++) {
+        u64 v = index_at(x, i), c = ws->doacross_inner[i - 1];
+        if (v >= c)
+            inside = false;
+        else
+            *flat = *flat * c + v;
+    }
+    return inside;
+}
+
+static bool start(unsigned ncounts, const u64 *counts, long sched, u64 chunk, u64 *from, u64 *to,
+                  uintptr_t *reductions, void **mem)
 {
     spool__omp_thread_t *thr = spool__omp_thread();
     thr->ts.static_trip = 0;
     thr->ts.ticket = -1;
-    if (spool__omp_ws_enter(thr)) {
+    if (spool__omp_ws_enter_reducing(thr, reductions)) {
         spool__omp_ws_t *ws = thr->ts.ws;
         int kind = spool__omp_sched_resolve((int)sched, &chunk);
         spool__omp_loop_init(ws, 0, counts[0], 1, counts[0], kind, chunk,
                              thr->ts.team != NULL ? thr->ts.team->nthreads : 1);
         doacross_init(ws, ncounts, counts);
+        if (mem != NULL)
+            spool__omp_ws_mem(ws, (size_t)(uintptr_t)*mem);
         spool__omp_ws_ready(thr);
     }
+    if (mem != NULL)
+        *mem = thr->ts.ws->mem;
     return from == NULL || spool__omp_loop_next(thr, from, to);
 }
 
 static bool start_l(unsigned ncounts, long *counts, long sched, long chunk, long *istart,
-                    long *iend)
+                    long *iend, uintptr_t *reductions, void **mem)
 {
-    u64 c[1 + sizeof ((spool__omp_ws_t *)0)->doacross_inner / sizeof(u64)];
-    for (unsigned i = 0; i < ncounts && i < sizeof c / sizeof c[0]; i++)
+    u64 *c = malloc((ncounts > 0 ? ncounts : 1) * sizeof *c);
+    if (c == NULL)
+        spool__omp_fatal("out of memory for a doacross loop of %u dimensions", ncounts);
+    for (unsigned i = 0; i < ncounts; i++)
         c[i] = counts[i] > 0 ? (u64)counts[i] : 0;
     u64 from, to;
-    if (!start(ncounts, c, sched, (u64)chunk, istart != NULL ? &from : NULL, &to))
+    bool more = start(ncounts, c, sched, (u64)chunk, istart != NULL ? &from : NULL, &to,
+                      reductions, mem);
+    free(c);
+    if (!more)
         return false;
     if (istart != NULL) {
         *istart = (long)from;
@@ -81,77 +127,72 @@ static bool start_l(unsigned ncounts, long *counts, long sched, long chunk, long
     return true;
 }
 
-static bool start_u(unsigned ncounts, u64 *counts, long sched, u64 chunk, u64 *istart, u64 *iend)
+static bool start_u(unsigned ncounts, u64 *counts, long sched, u64 chunk, u64 *istart, u64 *iend,
+                    uintptr_t *reductions, void **mem)
 {
-    return start(ncounts, counts, sched, chunk, istart, iend);
+    return start(ncounts, counts, sched, chunk, istart, iend, reductions, mem);
 }
 
 SPOOL_OMP_API bool GOMP_loop_doacross_static_start(unsigned n, long *counts, long chunk,
                                                    long *istart, long *iend)
 {
-    return start_l(n, counts, SPOOL_OMP_SCHED_STATIC, chunk, istart, iend);
+    return start_l(n, counts, SPOOL_OMP_SCHED_STATIC, chunk, istart, iend, NULL, NULL);
 }
 
 SPOOL_OMP_API bool GOMP_loop_doacross_dynamic_start(unsigned n, long *counts, long chunk,
                                                     long *istart, long *iend)
 {
-    return start_l(n, counts, SPOOL_OMP_SCHED_DYNAMIC, chunk, istart, iend);
+    return start_l(n, counts, SPOOL_OMP_SCHED_DYNAMIC, chunk, istart, iend, NULL, NULL);
 }
 
 SPOOL_OMP_API bool GOMP_loop_doacross_guided_start(unsigned n, long *counts, long chunk,
                                                    long *istart, long *iend)
 {
-    return start_l(n, counts, SPOOL_OMP_SCHED_GUIDED, chunk, istart, iend);
+    return start_l(n, counts, SPOOL_OMP_SCHED_GUIDED, chunk, istart, iend, NULL, NULL);
 }
 
 SPOOL_OMP_API bool GOMP_loop_doacross_runtime_start(unsigned n, long *counts, long *istart,
                                                     long *iend)
 {
-    return start_l(n, counts, SPOOL_OMP_SCHED_RUNTIME, 0, istart, iend);
+    return start_l(n, counts, SPOOL_OMP_SCHED_RUNTIME, 0, istart, iend, NULL, NULL);
 }
 
 SPOOL_OMP_API bool GOMP_loop_doacross_start(unsigned n, long *counts, long sched, long chunk,
                                             long *istart, long *iend, uintptr_t *reductions,
                                             void **mem)
 {
-    if (reductions != NULL || mem != NULL)
-        spool__omp_fatal("GOMP_loop_doacross_start: task reductions or lastprivate(conditional) "
-                         "on a doacross loop are not implemented");
-    return start_l(n, counts, sched, chunk, istart, iend);
+    return start_l(n, counts, sched, chunk, istart, iend, reductions, mem);
 }
 
 SPOOL_OMP_API bool GOMP_loop_ull_doacross_static_start(unsigned n, u64 *counts, u64 chunk,
                                                        u64 *istart, u64 *iend)
 {
-    return start_u(n, counts, SPOOL_OMP_SCHED_STATIC, chunk, istart, iend);
+    return start_u(n, counts, SPOOL_OMP_SCHED_STATIC, chunk, istart, iend, NULL, NULL);
 }
 
 SPOOL_OMP_API bool GOMP_loop_ull_doacross_dynamic_start(unsigned n, u64 *counts, u64 chunk,
                                                         u64 *istart, u64 *iend)
 {
-    return start_u(n, counts, SPOOL_OMP_SCHED_DYNAMIC, chunk, istart, iend);
+    return start_u(n, counts, SPOOL_OMP_SCHED_DYNAMIC, chunk, istart, iend, NULL, NULL);
 }
 
 SPOOL_OMP_API bool GOMP_loop_ull_doacross_guided_start(unsigned n, u64 *counts, u64 chunk,
                                                        u64 *istart, u64 *iend)
 {
-    return start_u(n, counts, SPOOL_OMP_SCHED_GUIDED, chunk, istart, iend);
+    return start_u(n, counts, SPOOL_OMP_SCHED_GUIDED, chunk, istart, iend, NULL, NULL);
 }
 
 SPOOL_OMP_API bool GOMP_loop_ull_doacross_runtime_start(unsigned n, u64 *counts, u64 *istart,
                                                         u64 *iend)
 {
-    return start_u(n, counts, SPOOL_OMP_SCHED_RUNTIME, 0, istart, iend);
+    return start_u(n, counts, SPOOL_OMP_SCHED_RUNTIME, 0, istart, iend, NULL, NULL);
 }
 
 SPOOL_OMP_API bool GOMP_loop_ull_doacross_start(unsigned n, u64 *counts, long sched, u64 chunk,
                                                 u64 *istart, u64 *iend, uintptr_t *reductions,
                                                 void **mem)
 {
-    if (reductions != NULL || mem != NULL)
-        spool__omp_fatal("GOMP_loop_ull_doacross_start: task reductions or "
-                         "lastprivate(conditional) on a doacross loop are not implemented");
-    return start_u(n, counts, sched, chunk, istart, iend);
+    return start_u(n, counts, sched, chunk, istart, iend, reductions, mem);
 }
 
 /* ---- post and wait ------------------------------------------------------------------- */
@@ -164,24 +205,24 @@ static spool__omp_ws_t *doacross_ws(const char *who)
     return ws;
 }
 
-static void post(spool__omp_ws_t *ws, const u64 *v)
+static void post(spool__omp_ws_t *ws, indices_t *x)
 {
-    u64 flat = flatten(ws, v);
-    if (flat == ULLONG_MAX)
+    u64 outer, flat;
+    if (!flatten(ws, x, &outer, &flat))
         return;
     /* Release pairs with the acquire loads in wait(): the iteration's
      * work before its depend(source) is visible to its sinks. */
-    atomic_store_explicit(&ws->doacross[v[0]], flat + 1, memory_order_release);
+    atomic_store_explicit(&ws->doacross[outer], flat + 1, memory_order_release);
 }
 
-static void wait(spool__omp_ws_t *ws, const u64 *v)
+static void wait(spool__omp_ws_t *ws, indices_t *x)
 {
-    u64 flat = flatten(ws, v);
-    if (flat == ULLONG_MAX)
+    u64 outer, flat;
+    if (!flatten(ws, x, &outer, &flat))
         return;
     unsigned spins = 0;
     /* Acquire pairs with the release store in post(). */
-    while (atomic_load_explicit(&ws->doacross[v[0]], memory_order_acquire) <= flat)
+    while (atomic_load_explicit(&ws->doacross[outer], memory_order_acquire) <= flat)
         if (++spins < 1000)
             spool__omp_relax();
         else
@@ -190,40 +231,32 @@ static void wait(spool__omp_ws_t *ws, const u64 *v)
 
 SPOOL_OMP_API void GOMP_doacross_post(long *counts)
 {
-    spool__omp_ws_t *ws = doacross_ws("GOMP_doacross_post");
-    u64 v[1 + sizeof ws->doacross_inner / sizeof ws->doacross_inner[0]] = {0};
-    for (unsigned i = 0; i < ws->doacross_dims; i++)
-        v[i] = (u64)counts[i];
-    post(ws, v);
+    indices_t x = {.larray = counts};
+    post(doacross_ws("GOMP_doacross_post"), &x);
 }
 
 SPOOL_OMP_API void GOMP_doacross_ull_post(u64 *counts)
 {
-    post(doacross_ws("GOMP_doacross_ull_post"), counts);
+    indices_t x = {.array = counts};
+    post(doacross_ws("GOMP_doacross_ull_post"), &x);
 }
 
 SPOOL_OMP_API void GOMP_doacross_wait(long first, ...)
 {
     spool__omp_ws_t *ws = doacross_ws("GOMP_doacross_wait");
-    u64 v[1 + sizeof ws->doacross_inner / sizeof ws->doacross_inner[0]];
     va_list ap;
     va_start(ap, first);
-    v[0] = (u64)first;
-    for (unsigned i = 1; i < ws->doacross_dims; i++)
-        v[i] = (u64)va_arg(ap, long);
+    indices_t x = {.ap = &ap, .first = (u64)first};
+    wait(ws, &x);
     va_end(ap);
-    wait(ws, v);
 }
 
 SPOOL_OMP_API void GOMP_doacross_ull_wait(u64 first, ...)
 {
     spool__omp_ws_t *ws = doacross_ws("GOMP_doacross_ull_wait");
-    u64 v[1 + sizeof ws->doacross_inner / sizeof ws->doacross_inner[0]];
     va_list ap;
     va_start(ap, first);
-    v[0] = first;
-    for (unsigned i = 1; i < ws->doacross_dims; i++)
-        v[i] = va_arg(ap, u64);
+    indices_t x = {.ap = &ap, .ull = true, .first = first};
+    wait(ws, &x);
     va_end(ap);
-    wait(ws, v);
 }

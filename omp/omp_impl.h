@@ -116,10 +116,11 @@ typedef struct spool__omp_ws {
      * shared by the team for the construct. */
     void *mem;
     /* doacross (ordered(n) with depend): per outermost iteration, the
-     * flattened position of the inner iterations posted last, plus one. */
+     * flattened position of the inner iterations posted last, plus one;
+     * then the counts of the inner dimensions (one allocation). */
     _Atomic unsigned long long *doacross;
+    unsigned long long *doacross_inner;
     unsigned doacross_dims;
-    unsigned long long doacross_inner[16]; /* counts of the inner dimensions */
 } spool__omp_ws_t;
 
 /* ---- teams ---------------------------------------------------------------- */

@@ -270,6 +270,13 @@ SPOOL_OMP_API void GOMP_parallel_sections(void (*fn)(void *), void *data, unsign
 
 SPOOL_OMP_API void GOMP_scope_start(uintptr_t *reductions)
 {
-    if (reductions != NULL)
-        spool__omp_fatal("GOMP_scope_start: task reductions on scope are not implemented");
+    /* gcc calls it for a scope with task reductions only: a worksharing
+     * construct for choosing the thread that registers them (the others
+     * share its chunks), left at once as a nowait one would be; the end
+     * (GOMP_workshare_task_reduction_unregister, then the barrier) is
+     * gcc's. */
+    spool__omp_thread_t *thr = spool__omp_thread();
+    if (spool__omp_ws_enter_reducing(thr, reductions))
+        spool__omp_ws_ready(thr);
+    spool__omp_ws_leave(thr);
 }

@@ -341,6 +341,43 @@ static void test_doacross(void **state)
             assert_int_equal(atomic_load(&done[i][j]), 1);
 }
 
+/* A doacross loop of many dimensions (20, collapse(2): 19 in the
+ * doacross space, 17 of them of one iteration), as GCC's doacross tests'
+ * 60-dimension loops: each (i, j) after (i - 1, j) and (i, j - 1). */
+static void test_doacross_many_dims(void **state)
+{
+    (void)state;
+    enum { R = 12, C = 10 };
+    static atomic_int done[R][C];
+    atomic_int bad = 0;
+    for (int i = 0; i < R; i++)
+        for (int j = 0; j < C; j++)
+            atomic_store(&done[i][j], 0);
+    int a, b, c, d, e, f, g, h, k, l, m, n, o, p, q, r, t;
+#define ONE(v) for (v = 0; v < 1; v++)
+#pragma omp parallel for collapse(2) ordered(20) schedule(dynamic, 3)
+    for (int x = 0; x < 1; x++)
+        for (int i = 0; i < R; i++)
+            for (int j = 0; j < C; j++)
+                ONE(a) ONE(b) ONE(c) ONE(d) ONE(e) ONE(f) ONE(g) ONE(h) ONE(k) ONE(l) ONE(m)
+                ONE(n) ONE(o) ONE(p) ONE(q) ONE(r) ONE(t) {
+#pragma omp ordered depend(sink : x, i - 1, j, a, b, c, d, e, f, g, h, k, l, m, n, o, p, q, r, t) \
+    depend(sink : x, i, j - 1, a, b, c, d, e, f, g, h, k, l, m, n, o, p, q, r, t)
+                    if ((i > 0 && !atomic_load(&done[i - 1][j])) ||
+                        (j > 0 && !atomic_load(&done[i][j - 1])))
+                        atomic_fetch_add(&bad, 1);
+                    if (i % 2 == 0)
+                        test_busy_ns(3000);
+                    atomic_store(&done[i][j], 1);
+#pragma omp ordered depend(source)
+                }
+#undef ONE
+    assert_int_equal(atomic_load(&bad), 0);
+    for (int i = 0; i < R; i++)
+        for (int j = 0; j < C; j++)
+            assert_int_equal(atomic_load(&done[i][j]), 1);
+}
+
 static void test_sections(void **state)
 {
     (void)state;
@@ -489,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_static_same_threads),
         cmocka_unit_test(test_ordered),
         cmocka_unit_test(test_doacross),
+        cmocka_unit_test(test_doacross_many_dims),
         cmocka_unit_test(test_sections),
         cmocka_unit_test(test_orphaned),
         cmocka_unit_test(test_loop_end_barrier),

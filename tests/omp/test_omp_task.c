@@ -292,6 +292,38 @@ static void test_depend_kinds(void **state)
     }
 }
 
+/* depend(iterator(...)): gcc's array lists the iterations' addresses, and
+ * an empty range gives an array of no dependences. */
+static void test_depend_iterator(void **state)
+{
+    (void)state;
+    for (int rep = 0; rep < 20; rep++) {
+        int a[4] = {0, 0, 0, 0}, none = 0, n = rep % 2 == 0 ? 0 : 4, sum = -1;
+        atomic_int ran = 0;
+        (void)none; /* read in the iterators, which gcc does not count */
+        (void)n;
+#pragma omp parallel num_threads(4)
+#pragma omp single
+        {
+            for (int k = 0; k < 4; k++) {
+#pragma omp task depend(out : a[k]) shared(a)
+                {
+                    test_busy_ns(5000);
+                    a[k] = k + 1;
+                }
+            }
+#pragma omp task depend(iterator(j = 0 : 4), in : a[j]) shared(a, sum)
+            sum = a[0] + a[1] + a[2] + a[3];
+#pragma omp task depend(iterator(j = 0 : n), inout : a[j]) shared(ran)
+            atomic_fetch_add(&ran, 1);
+#pragma omp task depend(iterator(j = 0 : none), out : a[j]) shared(ran)
+            atomic_fetch_add(&ran, 1);
+        }
+        assert_int_equal(sum, 10);
+        assert_int_equal(atomic_load(&ran), 2);
+    }
+}
+
 /* Undeferred, final and mergeable tasks run at once on the encountering
  * thread; omp_in_final says so in a final task and its descendants. */
 static void test_undeferred_final(void **state)
@@ -497,6 +529,30 @@ static void test_task_reductions(void **state)
         }
         assert_int_equal(y, 64 * 3);
         assert_int_equal(z, 11);
+    }
+    /* On scope (OpenMP 5.1) and on a doacross loop: gcc's arrays as on a
+     * loop, the construct's thread that comes first registers them. */
+    for (int round = 0; round < 20; round++) {
+        int sc = 0, da = 0;
+#pragma omp parallel num_threads(4)
+        {
+#pragma omp scope reduction(task, + : sc)
+            {
+                sc++;
+#pragma omp task in_reduction(+ : sc)
+                sc += 2;
+            }
+#pragma omp for ordered(1) reduction(task, + : da)
+            for (int i = 0; i < 32; i++) {
+#pragma omp ordered depend(sink : i - 1)
+                da++;
+#pragma omp task in_reduction(+ : da)
+                da += 2;
+#pragma omp ordered depend(source)
+            }
+        }
+        assert_int_equal(sc, 4 * 3);
+        assert_int_equal(da, 32 * 3);
     }
     long o = 0;
 #pragma omp taskgroup task_reduction(+ : o)
@@ -744,6 +800,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_nested_taskgroups),
         cmocka_unit_test(test_depend_chain_diamond),
         cmocka_unit_test(test_depend_kinds),
+        cmocka_unit_test(test_depend_iterator),
         cmocka_unit_test(test_undeferred_final),
         cmocka_unit_test(test_firstprivate),
         cmocka_unit_test(test_taskloop),
