@@ -276,7 +276,10 @@ test -e "$libdir/libspool-omp.so.$soversion" || fail "libspool-omp.so.$soversion
 test -e "$libdir/spool-omp/libgomp.so.1" || fail "<libdir>/spool-omp/libgomp.so.1 is not installed"
 test -x "$prefix/bin/spool-omp" || fail "bin/spool-omp is not installed"
 test -f "$libdir/pkgconfig/spool-omp.pc" || fail "spool-omp.pc is not installed"
-bad=$(nm -D --defined-only "$libdir/libspool-omp.so" | awk '$2 != "A" {print $3}' | grep -vE '^(GOMP|omp)_' || true)
+# getenv and secure_getenv: libc's, so that a libgomp loaded beside a
+# preloaded libspool-omp does not read the OMP_ variables (omp/getenv.c).
+bad=$(nm -D --defined-only "$libdir/libspool-omp.so" | awk '$2 != "A" {print $3}' |
+      grep -vE '^(GOMP|omp)_|^(getenv@@GLIBC_2\.2\.5|secure_getenv@@GLIBC_2\.17)$' || true)
 [ -z "$bad" ] || fail "libspool-omp.so exports other than GOMP_ and omp_ names: $bad"
 # A program built and linked the usual way, with libgomp.
 cc -O2 -fopenmp -o "$tmp/omp-way" "$src/tests/omp/omp_way.c" -ldl
@@ -288,6 +291,36 @@ cc -O2 $(pkg-config --cflags spool-omp) -o "$tmp/openmp-pc" "$src/examples/openm
 deps=$(ldd "$tmp/openmp-pc")
 [[ $deps == *libspool-omp.so* ]] || fail "pkg-config spool-omp: the program does not load libspool-omp"
 "$tmp/openmp-pc" 100000 >/dev/null || fail "pkg-config spool-omp: examples/openmp.c failed"
+# README's command: one compile-and-link line.
+cc -O2 -fopenmp -o "$tmp/openmp-readme" "$src/examples/openmp.c" \
+   $(pkg-config --cflags --libs spool-omp) -lm -Wl,-rpath,"$libdir"
+"$tmp/openmp-readme" 100000 >/dev/null || fail "README's pkg-config line: examples/openmp.c failed"
+# spool::omp alone makes an OpenMP program: its region has two threads.
+mkdir -p "$tmp/omp-cmake"
+cat > "$tmp/omp-cmake/team.c" <<'C'
+#include <omp.h>
+#include <stdio.h>
+int main(void)
+{
+    int n = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    n = omp_get_num_threads();
+    printf("%d\n", n);
+    return n == 2 ? 0 : 1;
+}
+C
+cat > "$tmp/omp-cmake/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.16)
+project(omp_consumer C)
+find_package(spool REQUIRED CONFIG)
+add_executable(team team.c)
+target_link_libraries(team PRIVATE spool::omp)
+CMAKE
+cmake -S "$tmp/omp-cmake" -B "$tmp/omp-cmake/build" -DCMAKE_PREFIX_PATH="$prefix" \
+      -DCMAKE_BUILD_RPATH="$libdir" >/dev/null
+cmake --build "$tmp/omp-cmake/build" >/dev/null
+"$tmp/omp-cmake/build/team" >/dev/null || fail "spool::omp: a region ran without its threads (no -fopenmp)"
 fi
 
 step "add_subdirectory"
