@@ -1,14 +1,14 @@
-/* A team's barrier (omp.md, "Barriers"): a state word (arrivals, and the
- * team's implicit tasks with explicit descendants alive) and a
+/* A team's barrier, and the park every wait of a team's thread sleeps in
+ * (omp.md, "Barriers" and "Waits").  The barrier is a state word (arrivals,
+ * and the team's implicit tasks with explicit descendants alive) and a
  * generation; the thread whose change leaves every thread arrived and no
  * task (its arrival, or the drop of the last task) starts the next
- * generation.  Waiters run
- * the team's queued tasks, spin on the generation, then park: a lent
- * worker in its pool's wait loop, an outside thread on a lock latch
- * (worker/lend.h).  A waiter registers before it parks and looks at the
- * generation and the task queues once more; the releasing thread bumps
- * the generation, and a thread that queues a task looks for registered
- * waiters; each sets the park of every registered waiter it can claim
+ * generation.  A waiter runs the team's queued tasks, spins, then parks: a
+ * lent worker in its pool's wait loop, an outside thread on a lock latch
+ * (worker/lend.h).  A waiter registers on what it waits for before it
+ * parks and looks once more; whoever makes it ready (the releasing thread,
+ * a completion, a thread that passes a turn) and a thread that queues a
+ * task look for registered waiters and set the park of each they claim
  * (the seq-cst pairs below). */
 #include <limits.h>
 
@@ -37,74 +37,100 @@ unsigned long spool__omp_spin_count(unsigned n)
     return 2000;
 }
 
-/* Sets the park of every member of team but self (UINT_MAX: none) that is
- * registered and not claimed yet. */
-static void wake_parked(spool__omp_team_t *team, unsigned self)
-{
-    for (unsigned i = 0; i < team->nthreads; i++) {
-        if (i == self)
-            continue;
-        spool__omp_member_t *m = &team->members[i];
-        /* Acq_rel on the exchange: acquire pairs with the waiter's release
-         * store of parked (its park is set up); of a waiter and this
-         * thread, the one whose exchange reads 1 owns the wake-up. */
-        if (atomic_load_explicit(&m->parked, memory_order_relaxed) != 0 &&
-            atomic_exchange_explicit(&m->parked, 0, memory_order_acq_rel) != 0)
-            spool__park_set(&m->park);
-    }
-}
-
-/* After a new generation or the cancel: wake the parked waiters.  Seq-cst
- * load: pairs with the waiters' seq-cst increment and load in park() (the
- * store-buffer pair: either a waiter sees the new generation, or we see
- * its count). */
-static void release_parked(spool__omp_team_t *team, unsigned self)
-{
-    if (atomic_load_explicit(&team->bar.sleepers, memory_order_seq_cst) != 0)
-        wake_parked(team, self);
-}
-
 static bool released(spool__omp_barrier_t *b, unsigned g, memory_order mo)
 {
     return atomic_load_explicit(&b->gen, mo) != g || atomic_load_explicit(&b->cancelled, mo);
 }
 
-/* A waiter must not park while a task is queued that it could run. */
-static bool task_queued(spool__omp_team_t *team)
+/* A waiter must not park while a task is queued that it may run. */
+static bool task_queued(spool__omp_team_t *team, unsigned id, const void *anc)
 {
-    /* Seq-cst fence, then relaxed loads: see park(). */
+    /* Seq-cst fence, then relaxed loads: see spool__omp_park. */
     atomic_thread_fence(memory_order_seq_cst);
     return (atomic_load_explicit(&team->bar.state, memory_order_relaxed) >> 32) != 0 &&
-           spool__omp_task_queued(team);
+           spool__omp_task_queued(team, id, anc);
 }
 
-/* Waiter id parks until generation g ends or a task is queued. */
-static void park(spool__omp_team_t *team, unsigned id, unsigned g)
+/* ---- parking (omp.md, "Waits") ------------------------------------------------------ */
+
+/* Claims member m's registration, and sets its park, if it waits on obj or
+ * (obj NULL) in a wait that runs tasks. */
+static void claim(spool__omp_member_t *m, const void *obj)
+{
+    /* Acquire pairs with the waiter's release store of parked: what it
+     * waits on, and its park, are set up. */
+    if (atomic_load_explicit(&m->parked, memory_order_acquire) == 0)
+        return;
+    if (obj != NULL ? atomic_load_explicit(&m->wait_obj, memory_order_relaxed) != obj
+                    : !atomic_load_explicit(&m->wait_tasks, memory_order_relaxed))
+        return;
+    /* Acq_rel: acquire as above; of the waiter and its wakers, the one
+     * whose exchange reads 1 owns the wake-up. */
+    if (atomic_exchange_explicit(&m->parked, 0, memory_order_acq_rel) != 0)
+        spool__park_set(&m->park);
+}
+
+/* Sets the park of every member of team but self (UINT_MAX: none) that is
+ * registered on obj (NULL: in a wait that runs tasks) and not claimed yet. */
+static void wake_parked(spool__omp_team_t *team, unsigned self, const void *obj)
+{
+    for (unsigned i = 0; i < team->nthreads; i++)
+        if (i != self)
+            claim(&team->members[i], obj);
+}
+
+void spool__omp_wake(spool__omp_team_t *team, unsigned self, const void *obj)
+{
+    /* Seq-cst load after the caller's seq-cst write: pairs with the
+     * waiters' seq-cst increment and loads in spool__omp_park (W1: either
+     * a waiter sees the write, or we see its count). */
+    if (atomic_load_explicit(&team->bar.sleepers, memory_order_seq_cst) != 0)
+        wake_parked(team, self, obj);
+}
+
+void spool__omp_park(spool__omp_team_t *team, unsigned id, const void *obj, bool tasks,
+                     const void *anc, spool__omp_ready_fn ready, const void *arg)
 {
     spool__omp_barrier_t *b = &team->bar;
     spool__omp_member_t *m = &team->members[id];
     if (spool__park_init(&m->park) != 0)
-        spool__omp_fatal("cannot set up a wait at a barrier");
-    /* Release pairs with the acquire of the exchange in wake_parked: the
-     * park is set up before whoever claims this registration sets it (the
-     * last thread of this generation, or a late one of the last). */
+        spool__omp_fatal("cannot set up a wait of a team's thread");
+    /* Relaxed: published by the release store of parked below. */
+    atomic_store_explicit(&m->wait_obj, obj, memory_order_relaxed);
+    atomic_store_explicit(&m->wait_anc, anc, memory_order_relaxed);
+    atomic_store_explicit(&m->wait_tasks, tasks, memory_order_relaxed);
+    /* Release pairs with the acquire loads in claim(): the park is set up
+     * before whoever claims this registration sets it (a waker of obj, or
+     * a late one of an earlier wait: W3). */
     atomic_store_explicit(&m->parked, 1, memory_order_release);
-    /* Seq-cst increment, then seq-cst loads: pairs with the last
-     * thread's seq-cst store of gen (or the canceller's of cancelled) and
-     * its seq-cst load of sleepers in release_parked. */
+    /* Seq-cst increment, then seq-cst loads (ready): pairs with a waker's
+     * seq-cst write and its seq-cst load of sleepers (spool__omp_wake,
+     * release_parked). */
     atomic_fetch_add_explicit(&b->sleepers, 1, memory_order_seq_cst);
-    /* The queues' lengths after a seq-cst fence: pairs with the fence in
-     * spool__omp_barrier_task_wake (the store-buffer pair: either we see
-     * the queued task, or its pusher sees our count). */
-    if (!(released(b, g, memory_order_seq_cst) || task_queued(team)) ||
-        /* Released or a task queued meanwhile: unless a waker claimed us
+    /* The queues after a seq-cst fence (task_queued): pairs with the
+     * fence in spool__omp_barrier_task_wake (the store-buffer pair: either
+     * we see the queued task, or its pusher sees our count). */
+    if (!(ready(arg) || (tasks && task_queued(team, id, anc))) ||
+        /* Ready, or a task queued meanwhile: unless a waker claimed us
          * (then it sets our park, and we must wait for that), we are done.
-         * Acq_rel: as in wake_parked. */
+         * Acq_rel: as in claim(). */
         atomic_exchange_explicit(&m->parked, 0, memory_order_acq_rel) == 0)
         spool__omp_park_wait(&m->park);
-    /* Relaxed: a count that only makes the last thread look. */
+    /* Relaxed: a count that only makes the wakers look. */
     atomic_fetch_sub_explicit(&b->sleepers, 1, memory_order_relaxed);
     spool__park_destroy(&m->park);
+}
+
+/* ---- the barrier --------------------------------------------------------------------- */
+
+/* After a new generation or the cancel: wake the parked waiters.  Seq-cst
+ * load: pairs with the waiters' seq-cst increment and load in
+ * spool__omp_park (the store-buffer pair: either a waiter sees the new
+ * generation, or we see its count). */
+static void release_parked(spool__omp_team_t *team, unsigned self)
+{
+    if (atomic_load_explicit(&team->bar.sleepers, memory_order_seq_cst) != 0)
+        wake_parked(team, self, &team->bar);
 }
 
 /* The thread whose change left state at n (every thread arrived, no task
@@ -121,9 +147,21 @@ static void release(spool__omp_team_t *team, unsigned self, unsigned g)
     if (atomic_load_explicit(&team->ws_cancelled, memory_order_relaxed))
         atomic_store_explicit(&team->ws_cancelled, false, memory_order_relaxed);
     /* Seq-cst (a release): pairs with the waiters' acquire loads of gen
-     * in spool__omp_barrier_wait, and with their seq-cst pair in park(). */
+     * in spool__omp_barrier_wait, and with their seq-cst pair in
+     * spool__omp_park. */
     atomic_store_explicit(&b->gen, g + 1, memory_order_seq_cst);
     release_parked(team, self);
+}
+
+typedef struct barrier_wait {
+    spool__omp_barrier_t *b;
+    unsigned g;
+} barrier_wait_t;
+
+static bool barrier_ready(const void *arg)
+{
+    const barrier_wait_t *w = arg;
+    return released(w->b, w->g, memory_order_seq_cst);
 }
 
 bool spool__omp_barrier_wait(spool__omp_team_t *team, unsigned id)
@@ -147,10 +185,11 @@ bool spool__omp_barrier_wait(spool__omp_team_t *team, unsigned id)
         return atomic_load_explicit(&b->cancelled, memory_order_relaxed);
     }
     unsigned long spin = spool__omp_spin_count(n);
+    barrier_wait_t w = {b, g};
     /* Acquire: pairs with the releaser's store of gen (or the canceller's
      * of cancelled).  A park may be set by a waker of an earlier
      * generation that claimed this one's registration late, or by a
-     * thread that queued a task (omp.md, B3): the loop looks again and
+     * thread that queued a task (omp.md, W3): the loop looks again and
      * parks again. */
     for (unsigned long i = 0; !released(b, g, memory_order_acquire); i++) {
         if (spool__omp_task_help(team, id))
@@ -158,7 +197,7 @@ bool spool__omp_barrier_wait(spool__omp_team_t *team, unsigned id)
         else if (i < spin)
             spool__omp_spin(i);
         else
-            park(team, id, g);
+            spool__omp_park(team, id, b, true, NULL, barrier_ready, &w);
     }
     return atomic_load_explicit(&b->cancelled, memory_order_relaxed);
 }
@@ -173,14 +212,18 @@ void spool__omp_barrier_task_add(spool__omp_team_t *team)
 void spool__omp_barrier_task_done(spool__omp_team_t *team, unsigned self)
 {
     spool__omp_barrier_t *b = &team->bar;
-    /* Acq_rel: as an arrival's. */
+    /* Seq-cst: as an arrival's acq_rel, and the write a region's end
+     * waits for (W1, with the wake below). */
     unsigned long long old =
-        atomic_fetch_sub_explicit(&b->state, SPOOL_OMP_TASK_ONE, memory_order_acq_rel);
+        atomic_fetch_sub_explicit(&b->state, SPOOL_OMP_TASK_ONE, memory_order_seq_cst);
     if (old - SPOOL_OMP_TASK_ONE == team->nthreads) {
         /* Relaxed: every thread has arrived at generation g and read it,
          * and our acquire above follows their arrivals. */
         unsigned g = atomic_load_explicit(&b->gen, memory_order_relaxed);
         release(team, self, g);
+    } else if (((old - SPOOL_OMP_TASK_ONE) >> 32) == 0) {
+        /* The team's last task: the region's end may be ready. */
+        spool__omp_wake(team, self, &b->state);
     }
 }
 
@@ -193,16 +236,16 @@ unsigned long spool__omp_barrier_tasks(spool__omp_team_t *team)
 void spool__omp_barrier_task_wake(spool__omp_team_t *team, unsigned self)
 {
     /* Seq-cst fence after the queue's write, then the count: pairs with
-     * the fence in park() (the store-buffer pair). */
+     * the fence in spool__omp_park (the store-buffer pair). */
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&team->bar.sleepers, memory_order_relaxed) != 0)
-        wake_parked(team, self);
+        wake_parked(team, self, NULL);
 }
 
 void spool__omp_barrier_cancel(spool__omp_team_t *team, unsigned id)
 {
     spool__omp_barrier_t *b = &team->bar;
-    /* Seq-cst: as the store of gen in spool__omp_barrier_wait. */
+    /* Seq-cst: as the store of gen in release(). */
     atomic_store_explicit(&b->cancelled, true, memory_order_seq_cst);
     release_parked(team, id);
 }

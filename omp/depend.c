@@ -181,11 +181,12 @@ bool spool__omp_deps_add(spool__omp_tnode_t *parent, spool__omp_tnode_t *node, v
 
 unsigned long spool__omp_deps_pending(const spool__omp_tnode_t *node)
 {
-    /* Acquire: pairs with the predecessors' acq_rel decrements. */
-    return atomic_load_explicit(&node->dep->npred, memory_order_acquire);
+    /* Seq-cst (an acquire): pairs with the predecessors' seq-cst
+     * decrements (W1 for a task waited for in place). */
+    return atomic_load_explicit(&node->dep->npred, memory_order_seq_cst);
 }
 
-void spool__omp_deps_done(spool__omp_tnode_t *node)
+void spool__omp_deps_done(spool__omp_tnode_t *node, unsigned self)
 {
     dnode_t *d = node->dep;
     deps_t *t = node->parent->deps;
@@ -196,10 +197,16 @@ void spool__omp_deps_done(spool__omp_tnode_t *node)
         dnode_t *s = d->succ[i];
         /* A successor waited for in place may go (and end) as soon as its
          * count is 0: read it before. */
-        bool waited = s->task->waited;
-        /* Acq_rel: as in spool__omp_deps_add. */
-        if (atomic_fetch_sub_explicit(&s->npred, 1, memory_order_acq_rel) == 1 && !waited)
+        spool__omp_tnode_t *task = s->task;
+        bool waited = task->waited;
+        /* Seq-cst (an acq_rel, as in spool__omp_deps_add): for a task
+         * waited for in place, the write its maker waits for (W1). */
+        if (atomic_fetch_sub_explicit(&s->npred, 1, memory_order_seq_cst) != 1)
+            continue;
+        if (!waited)
             d->succ[nready++] = s;
+        else /* its maker waits for it: wake it (the task's address only) */
+            spool__omp_task_wake(node->team, self, task);
     }
     for (unsigned i = 0; i < d->ndeps; i++) {
         entry_t *e = find(t, d->deps[i].addr, false);

@@ -4,7 +4,6 @@
  * word per outermost index, the flattened inner position posted last plus
  * one, says which of its iterations are done. */
 #include <limits.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 
@@ -210,9 +209,25 @@ static void post(spool__omp_ws_t *ws, indices_t *x)
     u64 outer, flat;
     if (!flatten(ws, x, &outer, &flat))
         return;
-    /* Release pairs with the acquire loads in wait(): the iteration's
-     * work before its depend(source) is visible to its sinks. */
-    atomic_store_explicit(&ws->doacross[outer], flat + 1, memory_order_release);
+    /* Seq-cst (a release): pairs with the loads in posted(): the
+     * iteration's work before its depend(source) is visible to its sinks
+     * (W1, with the wake). */
+    atomic_store_explicit(&ws->doacross[outer], flat + 1, memory_order_seq_cst);
+    spool__omp_thread_t *thr = spool__omp_thread();
+    if (thr->ts.team != NULL)
+        spool__omp_wake(thr->ts.team, thr->ts.id, &ws->doacross[outer]);
+}
+
+typedef struct sink {
+    _Atomic u64 *word;
+    u64 flat;
+} sink_t;
+
+static bool posted(const void *arg)
+{
+    const sink_t *s = arg;
+    /* Seq-cst (an acquire): pairs with the store in post(). */
+    return atomic_load_explicit(s->word, memory_order_seq_cst) > s->flat;
 }
 
 static void wait(spool__omp_ws_t *ws, indices_t *x)
@@ -220,13 +235,11 @@ static void wait(spool__omp_ws_t *ws, indices_t *x)
     u64 outer, flat;
     if (!flatten(ws, x, &outer, &flat))
         return;
-    unsigned spins = 0;
-    /* Acquire pairs with the release store in post(). */
-    while (atomic_load_explicit(&ws->doacross[outer], memory_order_acquire) <= flat)
-        if (++spins < 1000)
-            spool__omp_relax();
-        else
-            sched_yield();
+    sink_t s = {&ws->doacross[outer], flat};
+    if (!posted(&s)) {
+        spool__omp_thread_t *thr = spool__omp_thread();
+        spool__omp_wait(thr->ts.team, thr->ts.id, s.word, posted, &s);
+    }
 }
 
 SPOOL_OMP_API void GOMP_doacross_post(long *counts)

@@ -180,20 +180,36 @@ bool spool__omp_loop_next(spool__omp_thread_t *thr, u64 *from, u64 *to)
 
 /* ---- ordered ---------------------------------------------------------------------- */
 
+typedef struct turn_wait {
+    spool__omp_ws_t *ws;
+    u64 ticket;
+} turn_wait_t;
+
+static bool my_turn(const void *arg)
+{
+    const turn_wait_t *t = arg;
+    /* Seq-cst (an acquire): pairs with the seq-cst store of the chunk
+     * before (its ordered regions' effects are visible; W1 with its wake). */
+    return atomic_load_explicit(&t->ws->turn, memory_order_seq_cst) == t->ticket;
+}
+
+/* The calling thread waits until its chunk's turn comes (it sleeps). */
+static void wait_turn(spool__omp_thread_t *thr)
+{
+    turn_wait_t t = {thr->ts.ws, (u64)thr->ts.ticket};
+    if (!my_turn(&t))
+        spool__omp_wait(thr->ts.team, thr->ts.id, &t.ws->turn, my_turn, &t);
+}
+
 void spool__omp_ordered_pass(spool__omp_thread_t *thr)
 {
     spool__omp_ws_t *ws = thr->ts.ws;
-    u64 mine = (u64)thr->ts.ticket;
-    unsigned spins = 0;
-    /* Acquire pairs with the release store below by the chunk before:
-     * its ordered regions' effects are visible. */
-    while (atomic_load_explicit(&ws->turn, memory_order_acquire) != mine)
-        if (++spins < 1000)
-            spool__omp_relax();
-        else
-            sched_yield();
-    /* Release pairs with the acquire loads here and in GOMP_ordered_start. */
-    atomic_store_explicit(&ws->turn, thr->ts.chunk_end, memory_order_release);
+    wait_turn(thr);
+    /* Seq-cst (a release): pairs with the loads in my_turn (W1: the wake
+     * after it). */
+    atomic_store_explicit(&ws->turn, thr->ts.chunk_end, memory_order_seq_cst);
+    if (thr->ts.team != NULL)
+        spool__omp_wake(thr->ts.team, thr->ts.id, &ws->turn);
     thr->ts.ticket = -1;
 }
 
@@ -203,13 +219,7 @@ SPOOL_OMP_API void GOMP_ordered_start(void)
     spool__omp_ws_t *ws = thr->ts.ws;
     if (ws == NULL || !ws->ordered || thr->ts.ticket < 0)
         return; /* a team of one, or no loop: nothing runs before */
-    unsigned spins = 0;
-    /* Acquire pairs with the release store in spool__omp_ordered_pass. */
-    while (atomic_load_explicit(&ws->turn, memory_order_acquire) != (u64)thr->ts.ticket)
-        if (++spins < 1000)
-            spool__omp_relax();
-        else
-            sched_yield();
+    wait_turn(thr);
 }
 
 SPOOL_OMP_API void GOMP_ordered_end(void)

@@ -145,9 +145,14 @@ typedef struct spool__omp_member {
     unsigned id;
     bool lent; /* a lent worker (else thread 0, or a reserve thread) */
     spool__omp_task_t task; /* its implicit task */
-    /* Its park at barriers: 1 while registered and not yet claimed by the
-     * barrier's last thread. */
+    /* Its park (omp.md, "Waits"): parked is 1 while it is registered and
+     * not yet claimed by a waker; wait_obj is what it waits for, and
+     * wait_anc, with wait_tasks, whose queued descendants it may run (NULL:
+     * any task of the team). */
     _Atomic int parked;
+    _Atomic(const void *) wait_obj;
+    _Atomic(const void *) wait_anc;
+    _Atomic bool wait_tasks;
     spool__park_t park;
 } spool__omp_member_t;
 
@@ -297,8 +302,13 @@ void spool__omp_team_end(void);
 /* A team thread waits on its park: the jobs a lent worker runs meanwhile
  * see no OpenMP region (level 0, the thread's initial task). */
 void spool__omp_park_wait(spool__park_t *p);
+/* A thread not in a team is about to touch it after the write that may let
+ * it end (a fulfilled event's completion), and is done with it: a leader
+ * that exits frees its teams only when no such thread is left. */
+void spool__omp_foreign_enter(void);
+void spool__omp_foreign_leave(void);
 
-/* ---- barriers (barrier.c) ----------------------------------------------------- */
+/* ---- barriers and waits (barrier.c) ------------------------------------------- */
 
 void spool__omp_barrier_init(spool__omp_barrier_t *b);
 /* The calling thread (thread id of team) arrives and waits for the rest.
@@ -312,8 +322,9 @@ void spool__omp_barrier_task_add(spool__omp_team_t *team);
 void spool__omp_barrier_task_done(spool__omp_team_t *team, unsigned self);
 /* Implicit tasks of team with explicit descendants alive (a snapshot). */
 unsigned long spool__omp_barrier_tasks(spool__omp_team_t *team);
-/* A task was queued: wakes the threads parked at the barrier (self: the
- * caller's id, or UINT_MAX).  The caller's queue write precedes it. */
+/* A task was queued: wakes the threads parked in a wait that runs tasks
+ * (self: the caller's id, or UINT_MAX).  The caller's queue write precedes
+ * it. */
 void spool__omp_barrier_task_wake(spool__omp_team_t *team, unsigned self);
 /* Thread id cancels the team's barriers: waiters return true from now on. */
 void spool__omp_barrier_cancel(spool__omp_team_t *team, unsigned id);
@@ -324,13 +335,38 @@ void spool__omp_join_wait(spool__omp_team_t *team);
 /* The spin before a thread of a team of n parks. */
 unsigned long spool__omp_spin_count(unsigned n);
 
+/* What a parked waiter waits for: ready(arg), with seq-cst loads. */
+typedef bool (*spool__omp_ready_fn)(const void *arg);
+/* One park of thread id of team (omp.md, "Waits"): it registers on obj and
+ * sleeps unless ready(arg) holds or, with tasks, the team has a queued task
+ * it may run (a descendant of anc; anc NULL: any); its caller looks again
+ * when it returns (a park may be set early, never late). */
+void spool__omp_park(spool__omp_team_t *team, unsigned id, const void *obj, bool tasks,
+                     const void *anc, spool__omp_ready_fn ready, const void *arg);
+/* After a seq-cst write that may make a wait on obj ready: sets the parks
+ * of the team's threads registered on obj (self: the caller's id, or
+ * UINT_MAX). */
+void spool__omp_wake(spool__omp_team_t *team, unsigned self, const void *obj);
+
+/* ---- waits that run no task (wait.c) ------------------------------------------- */
+
+/* Thread id of team (NULL: a thread in no team) waits until ready(arg),
+ * registered on obj: it spins, then sleeps (omp.md, "Waits"). */
+void spool__omp_wait(spool__omp_team_t *team, unsigned id, const void *obj,
+                     spool__omp_ready_fn ready, const void *arg);
+/* A thread in no team waits until ready(arg): spins, then sleeps
+ * registered on obj; spool__omp_wake_outside(obj), after a seq-cst write
+ * that may make it ready, wakes it. */
+void spool__omp_wait_outside(const void *obj, spool__omp_ready_fn ready, const void *arg);
+void spool__omp_wake_outside(const void *obj);
+
 /* ---- tasks (task.c): what a barrier's waiters call ------------------------- */
 
 /* Runs one queued task of team that thread id may take: true if it ran one. */
 bool spool__omp_task_help(spool__omp_team_t *team, unsigned id);
-/* True if some queue of team holds a task (relaxed loads: the caller
- * fences first). */
-bool spool__omp_task_queued(spool__omp_team_t *team);
+/* True if some queue of team holds a task that thread id, waiting in task
+ * anc (NULL: at a barrier), would take (the caller fences first). */
+bool spool__omp_task_queued(spool__omp_team_t *team, unsigned id, const void *anc);
 
 /* ---- work shares (work.c) ------------------------------------------------------- */
 

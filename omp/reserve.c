@@ -16,19 +16,7 @@
 #include <stdlib.h>
 
 #include "omp_impl.h"
-
-struct spool__omp_reserve {
-    /* Works posted; the thread counts those it took. */
-    SPOOL_OMP_ALIGNED _Atomic unsigned long posted;
-    /* 1 while the thread is registered to park and not yet claimed. */
-    _Atomic int parked;
-    /* The work posted last: written before posted moves on. */
-    void (*fn)(void *);
-    void *arg;
-    unsigned long generation; /* the fork generation it was made in */
-    spool__park_t park;
-    struct spool__omp_reserve *next; /* on the free list */
-};
+#include "reserve_post.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static spool__omp_reserve_t *free_list; /* guarded by lock */
@@ -50,58 +38,14 @@ static void register_atfork(void)
     pthread_atfork(NULL, NULL, atfork_child);
 }
 
-/* The reserve thread waits until more works are posted than the done it
- * took. */
-static void await_work(spool__omp_reserve_t *r, unsigned long done)
-{
-    /* Acquire (each load) pairs with the poster's seq-cst store: the work's
-     * fields are visible. */
-    for (unsigned i = 0; i < 1000; i++) {
-        if (atomic_load_explicit(&r->posted, memory_order_acquire) != done)
-            return;
-        spool__omp_relax();
-    }
-    while (atomic_load_explicit(&r->posted, memory_order_acquire) == done) {
-        if (spool__park_init(&r->park) != 0)
-            spool__omp_fatal("cannot set up a reserve thread's wait");
-        /* Seq-cst store, then seq-cst load: pairs with the poster's
-         * seq-cst store of posted and exchange of parked (the store-buffer
-         * pair: either we see the work, or the poster sees us parked). */
-        atomic_store_explicit(&r->parked, 1, memory_order_seq_cst);
-        if (atomic_load_explicit(&r->posted, memory_order_seq_cst) == done ||
-            /* Work came: unless the poster claimed us (then it sets the
-             * park, which we must wait for), we are done.  Acq_rel: as the
-             * poster's. */
-            atomic_exchange_explicit(&r->parked, 0, memory_order_acq_rel) == 0)
-            spool__park_wait(&r->park);
-        spool__park_destroy(&r->park);
-    }
-}
-
 static void *reserve_main(void *p)
 {
     spool__omp_reserve_t *r = p;
     for (unsigned long done = 0;; done++) {
-        await_work(r, done);
+        spool__omp_reserve_await(r, done);
         r->fn(r->arg);
     }
     return NULL;
-}
-
-static void post(spool__omp_reserve_t *r, void (*fn)(void *), void *arg)
-{
-    r->fn = fn;
-    r->arg = arg;
-    /* Seq-cst: the store-buffer pair with await_work (above); a release of
-     * the work's fields to the thread's acquire loads.  Only the team's
-     * leader posts, after the last work's region ended. */
-    atomic_store_explicit(&r->posted, atomic_load_explicit(&r->posted, memory_order_relaxed) + 1,
-                          memory_order_seq_cst);
-    /* Acq_rel: acquire pairs with the thread's seq-cst store of parked (its
-     * park is set up); of the thread and us, the one whose exchange reads 1
-     * owns the wake-up. */
-    if (atomic_exchange_explicit(&r->parked, 0, memory_order_acq_rel) == 1)
-        spool__park_set(&r->park);
 }
 
 static spool__omp_reserve_t *create(void (*fn)(void *), void *arg)
@@ -136,7 +80,7 @@ bool spool__omp_reserve_run(spool__omp_reserve_t **slot, void (*fn)(void *), voi
 {
     spool__omp_reserve_t *r = *slot;
     if (r != NULL && r->generation == generation) {
-        post(r, fn, arg);
+        spool__omp_reserve_post(r, fn, arg);
         return true;
     }
     pthread_once(&atfork_once, register_atfork);
@@ -146,7 +90,7 @@ bool spool__omp_reserve_run(spool__omp_reserve_t **slot, void (*fn)(void *), voi
         free_list = r->next;
     pthread_mutex_unlock(&lock);
     if (r != NULL)
-        post(r, fn, arg);
+        spool__omp_reserve_post(r, fn, arg);
     else if ((r = create(fn, arg)) == NULL)
         return false;
     *slot = r;

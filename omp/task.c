@@ -103,15 +103,21 @@ static void node_drop(spool__omp_tnode_t *n, unsigned long long delta, unsigned 
          * the node (these fields are set before any child exists). */
         bool root = n->root;
         spool__omp_team_t *team = n->team;
-        /* Acq_rel: the last drop sees every holder's writes before it
-         * frees the node; taskwait's acquire load sees the children's. */
-        unsigned long long old = atomic_fetch_sub_explicit(&n->count, delta, memory_order_acq_rel);
+        /* Seq-cst (an acq_rel): the last drop sees every holder's writes
+         * before it frees the node; taskwait's load sees the children's;
+         * the write a waiter for the node waits for (W1, with the wakes
+         * below, which touch no node). */
+        unsigned long long old = atomic_fetch_sub_explicit(&n->count, delta, memory_order_seq_cst);
         unsigned long long refs = (old & SPOOL_OMP_REFS_MASK) - (delta & SPOOL_OMP_REFS_MASK);
+        if (delta >= SPOOL_OMP_CHILD_ONE && (old - delta) < SPOOL_OMP_CHILD_ONE)
+            spool__omp_task_wake(team, self, n); /* its taskwait is over */
         if ((delta & SPOOL_OMP_REFS_MASK) == 0)
             return;
         if (root) {
             if (refs == 1 && team != NULL)
                 spool__omp_barrier_task_done(team, self);
+            else if (refs == 1)
+                spool__omp_wake_outside(n); /* a target region's end */
             return;
         }
         if (refs != 0)
@@ -213,13 +219,19 @@ void spool__omp_task_root_init(spool__omp_tnode_t *node, const spool__omp_icv_t 
     node->root = true;
 }
 
+static bool only_own_ref(const void *arg)
+{
+    /* Seq-cst (W1): pairs with the children's seq-cst drops (node_drop),
+     * whose work it acquires. */
+    return (atomic_load_explicit(&((spool__omp_tnode_t *)arg)->count, memory_order_seq_cst) &
+            SPOOL_OMP_REFS_MASK) == 1;
+}
+
 void spool__omp_task_root_end(spool__omp_tnode_t *node)
 {
-    /* Its tasks complete, and their nodes freed (they point at it).
-     * Acquire: pairs with the children's acq_rel drops (node_drop). */
-    for (unsigned long i = 0;
-         (atomic_load_explicit(&node->count, memory_order_acquire) & SPOOL_OMP_REFS_MASK) != 1; i++)
-        spool__omp_spin(i);
+    /* Its tasks complete, and their nodes freed (they point at it): a
+     * target region's tasks run outside any team. */
+    spool__omp_wait_outside(node, only_own_ref, node);
     if (node->deps != NULL)
         spool__omp_deps_free(node->deps);
 }
@@ -247,10 +259,12 @@ static inline bool skipped(const spool__omp_tnode_t *n)
 static void complete(spool__omp_tnode_t *n, unsigned self)
 {
     if (n->dep != NULL)
-        spool__omp_deps_done(n);
-    /* Release: pairs with the acquire loads of taskgroup's end. */
-    if (n->group != NULL)
-        atomic_fetch_sub_explicit(&n->group->count, 1, memory_order_release);
+        spool__omp_deps_done(n, self);
+    /* Seq-cst (a release): pairs with the loads of taskgroup's end (W1,
+     * with the wake, which touches only the team). */
+    spool__omp_tgroup_t *g = n->group;
+    if (g != NULL && atomic_fetch_sub_explicit(&g->count, 1, memory_order_seq_cst) == 1)
+        spool__omp_task_wake(n->team, self, &g->count);
     spool__omp_tnode_t *p = n->parent;
     /* Acquire: pairs with its children's drops.  With no child node left
      * none can come (its body is over): freed at once, one drop of the
@@ -285,14 +299,10 @@ void spool__omp_task_run(spool__omp_thread_t *thr, spool__omp_tnode_t *n, unsign
     complete(n, self);
 }
 
-/* Waits, running the current task's descendants, until n's predecessors
- * are complete (n waits in place: an undeferred task, taskwait depend). */
-static void wait_deps(spool__omp_thread_t *thr, spool__omp_tnode_t *n)
+/* The calling thread's id in team, or UINT_MAX if it is not in it. */
+static unsigned self_in(const spool__omp_thread_t *thr, const spool__omp_team_t *team)
 {
-    spool__omp_tnode_t *cur = spool__omp_task_current(thr);
-    for (unsigned long i = 0; spool__omp_deps_pending(n) != 0; i++)
-        if (spool__omp_task_wait_round(thr, cur, i))
-            i = 0;
+    return thr->ts.team == team && team != NULL ? thr->ts.id : UINT_MAX;
 }
 
 SPOOL_OMP_API void GOMP_taskwait_depend(void **depend)
@@ -303,9 +313,9 @@ SPOOL_OMP_API void GOMP_taskwait_depend(void **depend)
     spool__omp_node_init(&n, parent, thr->ts.team, &thr->task->icv);
     n.waited = true;
     if (spool__omp_deps_add(parent, &n, depend))
-        wait_deps(thr, &n);
+        spool__omp_task_wait_deps(thr, &n);
     if (n.dep != NULL)
-        spool__omp_deps_done(&n);
+        spool__omp_deps_done(&n, self_in(thr, n.team));
 }
 
 /* ---- making tasks -------------------------------------------------------------------- */
@@ -322,6 +332,19 @@ static void heap_end(spool__omp_thread_t *thr, spool__omp_tnode_t *h)
     node_drop(h, 1, thr->ts.team == h->team ? thr->ts.id : UINT_MAX);
 }
 
+static bool event_fulfilled(const void *arg)
+{
+    /* Seq-cst (W1): pairs with omp_fulfill_event's seq-cst decrement. */
+    return atomic_load_explicit(&((spool__omp_tnode_t *)arg)->detach, memory_order_seq_cst) == 0;
+}
+
+/* The encountering thread waits for an undeferred task's event (it runs
+ * no other task meanwhile), and sleeps. */
+static void wait_event(spool__omp_thread_t *thr, spool__omp_tnode_t *n)
+{
+    spool__omp_wait(thr->ts.team, thr->ts.id, n, event_fulfilled, n);
+}
+
 /* Runs n at once on the encountering thread (thr, in team as self). */
 static void run_at_once(spool__omp_thread_t *thr, spool__omp_tnode_t *n, void **depend,
                         bool detached)
@@ -329,19 +352,17 @@ static void run_at_once(spool__omp_thread_t *thr, spool__omp_tnode_t *n, void **
     if (depend != NULL) {
         n->waited = true;
         if (spool__omp_deps_add(n->parent, n, depend))
-            wait_deps(thr, n);
+            spool__omp_task_wait_deps(thr, n);
     }
     run_body(thr, n);
     if (detached) {
         /* Undeferred and detached: the encountering task waits for the
-         * event.  Acq_rel and acquire: the fulfiller's writes are seen. */
+         * event.  Acq_rel and seq-cst: the fulfiller's writes are seen. */
         if (atomic_fetch_sub_explicit(&n->detach, 1, memory_order_acq_rel) != 1)
-            for (unsigned long i = 0; atomic_load_explicit(&n->detach, memory_order_acquire) != 0;
-                 i++)
-                spool__omp_spin(i);
+            wait_event(thr, n);
     }
     if (n->dep != NULL)
-        spool__omp_deps_done(n);
+        spool__omp_deps_done(n, self_in(thr, n->team));
     heap_end(thr, n);
 }
 
@@ -481,7 +502,7 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
     if (pending) {
         n->waited = true;
         if (depend != NULL && spool__omp_deps_add(parent, n, depend))
-            wait_deps(thr, n);
+            spool__omp_task_wait_deps(thr, n);
         spool__omp_task_run(thr, n, UINT_MAX);
         return;
     }
@@ -523,17 +544,26 @@ SPOOL_OMP_API void omp_fulfill_event(omp_event_handle_t event)
         spool__omp_fatal("omp_fulfill_event: not an event of a detached task");
     if (atomic_load_explicit(&n->detach, memory_order_relaxed) == 0)
         spool__omp_fatal("omp_fulfill_event: the event was fulfilled already");
-    if (!n->deferred) {
-        /* An undeferred task's maker waits for the count to reach 0.
-         * Release: pairs with its acquire loads. */
-        atomic_fetch_sub_explicit(&n->detach, 1, memory_order_release);
-        return;
-    }
     spool__omp_thread_t *thr = spool__omp_thread();
-    unsigned self = thr->ts.team == n->team ? thr->ts.id : UINT_MAX;
-    /* Acq_rel: as in spool__omp_task_run. */
-    if (atomic_fetch_sub_explicit(&n->detach, 1, memory_order_acq_rel) == 1)
+    spool__omp_team_t *team = n->team;
+    unsigned self = self_in(thr, team);
+    /* A thread outside n's team touches the team after its last write
+     * (its wakes): the team's memory stays while it does (team.c). */
+    bool foreign = self == UINT_MAX && team != NULL;
+    if (foreign)
+        spool__omp_foreign_enter();
+    if (!n->deferred) {
+        /* An undeferred task's maker waits for the count to reach 0 (and
+         * may free n at once).  Seq-cst (a release): pairs with its loads
+         * (W1, with the wake, which touches only the team). */
+        atomic_fetch_sub_explicit(&n->detach, 1, memory_order_seq_cst);
+        spool__omp_task_wake(team, self, n);
+    } else if (atomic_fetch_sub_explicit(&n->detach, 1, memory_order_acq_rel) == 1) {
+        /* Acq_rel: as in spool__omp_task_run. */
         complete(n, self);
+    }
+    if (foreign)
+        spool__omp_foreign_leave();
 }
 
 SPOOL_OMP_API int omp_in_final(void)

@@ -145,13 +145,22 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
                           void *first_arg);
 
 /* Waits, running the current task's descendants, until *count is 0 (a
- * taskgroup), or until node has no deferred child left (taskwait). */
+ * taskgroup; the count is what its completions wake), until node has no
+ * deferred child left (taskwait), or until node's predecessors are
+ * complete (it waits in place); then sleeps (omp.md, "Waits"). */
 void spool__omp_task_wait_count(spool__omp_thread_t *thr, _Atomic unsigned long *count);
 void spool__omp_task_wait_children(spool__omp_thread_t *thr, spool__omp_tnode_t *node);
-/* One round of a wait by task cur: runs a queued descendant of cur (true),
- * else spins once (round i of the spin). */
-bool spool__omp_task_wait_round(spool__omp_thread_t *thr, spool__omp_tnode_t *cur,
-                                unsigned long i);
+void spool__omp_task_wait_deps(spool__omp_thread_t *thr, spool__omp_tnode_t *node);
+/* A completion may have made a wait on obj ready (after its seq-cst
+ * write): wakes the waiters of team (self: the caller's id in it, or
+ * UINT_MAX), or of no team when team is NULL. */
+static inline void spool__omp_task_wake(spool__omp_team_t *team, unsigned self, const void *obj)
+{
+    if (team != NULL)
+        spool__omp_wake(team, self, obj);
+    else
+        spool__omp_wake_outside(obj);
+}
 /* Queues a task that is ready (its dependences met): on the queue of the
  * calling thread if it is in node's team, else thread 0's. */
 void spool__omp_task_ready(spool__omp_tnode_t *node);
@@ -207,9 +216,10 @@ bool spool__omp_ws_enter_reducing(spool__omp_thread_t *thr, uintptr_t *reduction
  * true if it must wait for some (then it is queued when they complete). */
 bool spool__omp_deps_add(spool__omp_tnode_t *parent, spool__omp_tnode_t *node, void **depend);
 /* node is complete: its successors whose last dependence it was are
- * queued (or, waited for in place, let go). */
-void spool__omp_deps_done(spool__omp_tnode_t *node);
-/* Predecessors of a node with dependences not complete. */
+ * queued (or, waited for in place, let go: self is the caller's id in
+ * node's team, or UINT_MAX). */
+void spool__omp_deps_done(spool__omp_tnode_t *node, unsigned self);
+/* Predecessors of a node with dependences not complete (a seq-cst load). */
 unsigned long spool__omp_deps_pending(const spool__omp_tnode_t *node);
 
 #endif

@@ -85,7 +85,7 @@ static void unlink_node(spool__omp_tqueue_t *q, spool__omp_tnode_t *n)
 }
 
 /* True if n descends from anc (NULL: any task will do). */
-static bool descends(const spool__omp_tnode_t *n, const spool__omp_tnode_t *anc)
+static bool descends(const spool__omp_tnode_t *n, const void *anc)
 {
     if (anc == NULL)
         return true;
@@ -93,6 +93,13 @@ static bool descends(const spool__omp_tnode_t *n, const spool__omp_tnode_t *anc)
         if (p == anc)
             return true;
     return false;
+}
+
+/* The task take() would choose in queue q for thread id (k == 0: its own
+ * queue), under q's lock. */
+static spool__omp_tnode_t *candidate(spool__omp_tqueue_t *q, unsigned k)
+{
+    return k == 0 && (q->head == NULL || !q->head->urgent) ? q->tail : q->head;
 }
 
 spool__omp_tnode_t *spool__omp_task_take(spool__omp_team_t *team, unsigned id,
@@ -106,7 +113,7 @@ spool__omp_tnode_t *spool__omp_task_take(spool__omp_team_t *team, unsigned id,
         if (atomic_load_explicit(&q->len, memory_order_relaxed) == 0)
             continue;
         spool__omp_lock_word(&q->lock);
-        spool__omp_tnode_t *t = k == 0 && (q->head == NULL || !q->head->urgent) ? q->tail : q->head;
+        spool__omp_tnode_t *t = candidate(q, k);
         if (t != NULL && descends(t, anc))
             unlink_node(q, t);
         else
@@ -118,12 +125,25 @@ spool__omp_tnode_t *spool__omp_task_take(spool__omp_team_t *team, unsigned id,
     return NULL;
 }
 
-bool spool__omp_task_queued(spool__omp_team_t *team)
+bool spool__omp_task_queued(spool__omp_team_t *team, unsigned id, const void *anc)
 {
     spool__omp_tasking_t *tk = team->tasking;
-    for (unsigned i = 0; i < team->nthreads; i++)
-        if (atomic_load_explicit(&tk->queues[i].len, memory_order_relaxed) != 0)
+    unsigned n = team->nthreads;
+    for (unsigned k = 0; k < n; k++) {
+        unsigned v = id + k < n ? id + k : id + k - n;
+        spool__omp_tqueue_t *q = &tk->queues[v];
+        /* Relaxed: the caller's fence orders it (spool__omp_park). */
+        if (atomic_load_explicit(&q->len, memory_order_relaxed) == 0)
+            continue;
+        if (anc == NULL)
             return true;
+        spool__omp_lock_word(&q->lock);
+        spool__omp_tnode_t *t = candidate(q, k);
+        bool mine = t != NULL && descends(t, anc);
+        spool__omp_unlock_word(&q->lock);
+        if (mine)
+            return true;
+    }
     return false;
 }
 
@@ -147,36 +167,64 @@ bool spool__omp_task_help(spool__omp_team_t *team, unsigned id)
     return true;
 }
 
-bool spool__omp_task_wait_round(spool__omp_thread_t *thr, spool__omp_tnode_t *cur,
-                                unsigned long i)
+/* A wait of the current task cur of thr until ready(arg), registered on
+ * obj: it runs cur's queued descendants (T4), spins, then parks (omp.md,
+ * "Waits"); a thread in no team has no queues and parks outside. */
+static void task_wait(spool__omp_thread_t *thr, spool__omp_tnode_t *cur, const void *obj,
+                      spool__omp_ready_fn ready, const void *arg)
 {
     spool__omp_team_t *team = thr->ts.team;
-    spool__omp_tnode_t *n = team != NULL ? spool__omp_task_take(team, thr->ts.id, cur) : NULL;
-    if (n != NULL) {
-        spool__omp_task_run(thr, n, thr->ts.id);
-        return true;
+    if (team == NULL) {
+        spool__omp_wait_outside(obj, ready, arg);
+        return;
     }
-    spool__omp_spin(i);
-    return false;
+    unsigned id = thr->ts.id;
+    unsigned long spin = spool__omp_spin_count(team->nthreads);
+    for (unsigned long i = 0; !ready(arg); i++) {
+        spool__omp_tnode_t *n = spool__omp_task_take(team, id, cur);
+        if (n != NULL) {
+            spool__omp_task_run(thr, n, id);
+            i = 0;
+        } else if (i < spin) {
+            spool__omp_spin(i);
+        } else {
+            spool__omp_park(team, id, obj, true, cur, ready, arg);
+        }
+    }
+}
+
+/* The ready conditions (seq-cst loads: spool__omp_park's pair W1; each an
+ * acquire of the completions' work). */
+static bool count_zero(const void *arg)
+{
+    return atomic_load_explicit((_Atomic unsigned long *)arg, memory_order_seq_cst) == 0;
+}
+
+static bool no_children(const void *arg)
+{
+    const spool__omp_tnode_t *n = arg;
+    return atomic_load_explicit(&((spool__omp_tnode_t *)n)->count, memory_order_seq_cst) <
+           SPOOL_OMP_CHILD_ONE;
+}
+
+static bool deps_met(const void *arg)
+{
+    return spool__omp_deps_pending(arg) == 0;
 }
 
 void spool__omp_task_wait_count(spool__omp_thread_t *thr, _Atomic unsigned long *count)
 {
-    spool__omp_tnode_t *cur = spool__omp_task_current(thr);
-    /* Acquire: pairs with the release decrements of a completion. */
-    for (unsigned long i = 0; atomic_load_explicit(count, memory_order_acquire) != 0; i++)
-        if (spool__omp_task_wait_round(thr, cur, i))
-            i = 0;
+    task_wait(thr, spool__omp_task_current(thr), count, count_zero, count);
 }
 
 void spool__omp_task_wait_children(spool__omp_thread_t *thr, spool__omp_tnode_t *node)
 {
-    spool__omp_tnode_t *cur = spool__omp_task_current(thr);
-    /* Acquire: pairs with the acq_rel decrements of a completion. */
-    for (unsigned long i = 0;
-         atomic_load_explicit(&node->count, memory_order_acquire) >= SPOOL_OMP_CHILD_ONE; i++)
-        if (spool__omp_task_wait_round(thr, cur, i))
-            i = 0;
+    task_wait(thr, spool__omp_task_current(thr), node, no_children, node);
+}
+
+void spool__omp_task_wait_deps(spool__omp_thread_t *thr, spool__omp_tnode_t *node)
+{
+    task_wait(thr, spool__omp_task_current(thr), node, deps_met, node);
 }
 
 SPOOL_OMP_API void GOMP_taskwait(void)
@@ -202,29 +250,44 @@ SPOOL_OMP_API void GOMP_taskyield(void)
         spool__omp_task_run(thr, n, thr->ts.id);
 }
 
+typedef struct region_end {
+    spool__omp_team_t *team;
+    spool__omp_tasking_t *tk;
+} region_end_t;
+
+static bool region_done(const void *arg)
+{
+    const region_end_t *r = arg;
+    /* Seq-cst loads (W1); acquire pairs with every thread's increment of
+     * ended (their implicit tasks' work is seen) and the completions. */
+    return atomic_load_explicit(&r->tk->ended, memory_order_seq_cst) == r->team->nthreads &&
+           (atomic_load_explicit(&r->team->bar.state, memory_order_seq_cst) >> 32) == 0;
+}
+
 void spool__omp_task_region_end(spool__omp_thread_t *thr)
 {
     spool__omp_team_t *team = thr->ts.team;
     spool__omp_tasking_t *tk = team->tasking;
     unsigned id = thr->ts.id;
-    /* Acq_rel: a count the helpers below read with acquire. */
-    atomic_fetch_add_explicit(&tk->ended, 1, memory_order_acq_rel);
+    /* Seq-cst: the write the waiters below wait for (W1, with the wake). */
+    atomic_fetch_add_explicit(&tk->ended, 1, memory_order_seq_cst);
+    spool__omp_wake(team, id, &team->bar.state);
     if (!atomic_load_explicit(&tk->used, memory_order_relaxed) &&
         spool__omp_barrier_tasks(team) == 0)
         return;
     /* A thread that made tasks stays until every thread's implicit task
      * has returned and no task is left; one that made none and saw none
-     * may leave (omp.md, "Tasks", T3). */
-    for (unsigned long i = 0;; i++) {
-        if (spool__omp_task_help(team, id)) {
+     * may leave (omp.md, "Tasks", T3).  Its wait is on the barrier's state,
+     * whose last task's drop wakes it (barrier.c), as the last thread to
+     * end does (above). */
+    region_end_t r = {team, tk};
+    unsigned long spin = spool__omp_spin_count(team->nthreads);
+    for (unsigned long i = 0; !region_done(&r); i++) {
+        if (spool__omp_task_help(team, id))
             i = 0;
-            continue;
-        }
-        /* Acquire: pairs with every thread's acq_rel increment of ended
-         * (their implicit tasks' work is seen). */
-        if (atomic_load_explicit(&tk->ended, memory_order_acquire) == team->nthreads &&
-            spool__omp_barrier_tasks(team) == 0)
-            break;
-        spool__omp_spin(i);
+        else if (i < spin)
+            spool__omp_spin(i);
+        else
+            spool__omp_park(team, id, &team->bar.state, true, NULL, region_done, &r);
     }
 }

@@ -20,9 +20,30 @@ static _Atomic unsigned long threads_busy = 1;
 static pthread_key_t teams_key;
 static pthread_once_t teams_key_once = PTHREAD_ONCE_INIT;
 
+/* Threads outside a team that may still touch it (omp_fulfill_event's
+ * wakes, after the completion that lets the team end): a leader that
+ * exits frees its teams only when none is left. */
+static _Atomic unsigned long foreign;
+
+void spool__omp_foreign_enter(void)
+{
+    /* Relaxed: the completion that follows, which the leader's region end
+     * acquires, carries it to the exiting leader's load below. */
+    atomic_fetch_add_explicit(&foreign, 1, memory_order_relaxed);
+}
+
+void spool__omp_foreign_leave(void)
+{
+    /* Release pairs with the exiting leader's acquire load. */
+    atomic_fetch_sub_explicit(&foreign, 1, memory_order_release);
+}
+
 static void free_teams(void *arg)
 {
     spool__omp_thread_t *thr = arg;
+    /* Acquire: pairs with the release decrements above. */
+    while (thr->free_teams != NULL && atomic_load_explicit(&foreign, memory_order_acquire) != 0)
+        sched_yield();
     while (thr->free_teams != NULL) {
         spool__omp_team_t *t = thr->free_teams;
         thr->free_teams = t->next;

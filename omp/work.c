@@ -42,6 +42,19 @@ static void pause_or_yield(unsigned *spins)
         sched_yield();
 }
 
+typedef struct slot_wait {
+    spool__omp_ws_t *ws;
+    unsigned long d;
+} slot_wait_t;
+
+static bool slot_free(const void *arg)
+{
+    const slot_wait_t *w = arg;
+    /* Seq-cst (an acquire): pairs with the last leaver's store of gen in
+     * spool__omp_ws_leave (W1, with its wake). */
+    return atomic_load_explicit(&w->ws->gen, memory_order_seq_cst) / 2 >= w->d;
+}
+
 bool spool__omp_ws_enter(spool__omp_thread_t *thr)
 {
     spool__omp_team_t *team = thr->ts.team;
@@ -54,28 +67,27 @@ bool spool__omp_ws_enter(spool__omp_thread_t *thr)
     unsigned long d = thr->ts.ws_next++;
     spool__omp_ws_t *ws = &team->ring[d % SPOOL_OMP_RING];
     thr->ts.ws = ws;
-    unsigned spins = 0;
-    /* Acquire pairs with the release store of gen by the last thread to
-     * leave the slot's previous construct (spool__omp_ws_leave): its
-     * fields are free to reuse. */
+    /* Acquire pairs with the store of gen by the last thread to leave the
+     * slot's previous construct (spool__omp_ws_leave): its fields are free
+     * to reuse. */
     unsigned long g = atomic_load_explicit(&ws->gen, memory_order_acquire);
-    for (;;) {
-        if (g == 2 * d) {
-            /* Acquire on both: as above. */
-            if (atomic_compare_exchange_weak_explicit(&ws->gen, &g, 2 * d + 1,
-                                                      memory_order_acquire, memory_order_acquire))
-                return true;
-            continue;
-        }
-        if (g == 2 * d + 1)
-            break;
+    if (g / 2 < d) {
         /* Still the construct SPOOL_OMP_RING before: the team's slowest
-         * thread is that far behind (nowait). */
-        pause_or_yield(&spins);
+         * thread is that far behind (nowait), for as long as it likes. */
+        slot_wait_t w = {ws, d};
+        spool__omp_wait(team, thr->ts.id, &ws->gen, slot_free, &w);
         g = atomic_load_explicit(&ws->gen, memory_order_acquire);
     }
+    while (g == 2 * d) {
+        /* Acquire on both: as above. */
+        if (atomic_compare_exchange_weak_explicit(&ws->gen, &g, 2 * d + 1, memory_order_acquire,
+                                                  memory_order_acquire))
+            return true;
+    }
     /* Acquire pairs with the release store in spool__omp_ws_ready: the
-     * construct is set up. */
+     * construct is set up.  A short wait: its first thread is setting it
+     * up. */
+    unsigned spins = 0;
     while (atomic_load_explicit(&ws->ready, memory_order_acquire) != d + 1)
         pause_or_yield(&spins);
     return false;
@@ -116,8 +128,10 @@ void spool__omp_ws_leave(spool__omp_thread_t *thr)
     ws_free(ws);
     atomic_store_explicit(&ws->left, 0, memory_order_relaxed);
     unsigned long d = atomic_load_explicit(&ws->gen, memory_order_relaxed) / 2;
-    /* Release pairs with the acquire loads of gen in spool__omp_ws_enter. */
-    atomic_store_explicit(&ws->gen, 2 * (d + SPOOL_OMP_RING), memory_order_release);
+    /* Seq-cst (a release): pairs with the loads of gen in
+     * spool__omp_ws_enter and slot_free (W1, with the wake). */
+    atomic_store_explicit(&ws->gen, 2 * (d + SPOOL_OMP_RING), memory_order_seq_cst);
+    spool__omp_wake(team, thr->ts.id, &ws->gen);
 }
 
 void *spool__omp_ws_mem(spool__omp_ws_t *ws, size_t size)

@@ -62,7 +62,10 @@ if [ "${1:-}" = --one ]; then
       flags=(-I "$tree/src" -I "$tree/include" -I "$tree" -D_GNU_SOURCE) ;;
   esac
   t0=$(date +%s)
-  out=$("$genmc" "$mm" ${extra[@]+"${extra[@]}"} -- "${flags[@]}" ${args[@]+"${args[@]}"} "$here/$client" 2>&1) || true
+  # --disable-estimation: GenMC's estimate of the state space, with
+  # --check-liveness, sometimes ended a run without a verdict (2 of 12 runs
+  # of omp_reserve.c's omp-reserve-post-relaxed; none of 16 without it).
+  out=$("$genmc" "$mm" --disable-estimation ${extra[@]+"${extra[@]}"} -- "${flags[@]}" ${args[@]+"${args[@]}"} "$here/$client" 2>&1) || true
   [ -z "$tree" ] || rm -rf "$tree"
   secs=$(($(date +%s) - t0))
   if grep -q "No errors were detected" <<<"$out"; then
@@ -331,6 +334,17 @@ check omp_task_wake.c live \
   omp-task-wake-unfenced \
   omp-task-park-unfenced \
   omp-task-no-wake
+
+check omp_wait.c live \
+  omp-wake-relaxed \
+  omp-wake-no-look \
+  -DWEAK_DROP
+
+check omp_reserve.c live \
+  omp-reserve-post-relaxed \
+  omp-reserve-park-relaxed \
+  omp-reserve-no-claim \
+  omp-reserve-claim-acq-rel
 
 # Every mutant of model/genmc/mutants is used by some client above.
 [ -n "${GENMC_ONLY:-}" ] ||

@@ -24,7 +24,7 @@ static spool__omp_member_t members[3];
 static void *waiter(void *arg)
 {
     /* Arrived (the count is set up so); it parks for generation 0. */
-    park(&team, (unsigned)(uintptr_t)arg, 0);
+    barrier_park(&team, (unsigned)(uintptr_t)arg, 0);
     return NULL;
 }
 

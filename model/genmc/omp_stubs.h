@@ -1,6 +1,6 @@
 /*
  * The GenMC clients of libspool-omp's protocols (omp_barrier.c,
- * omp_join.c, omp_task_wake.c) compile omp/barrier.c itself; this is what
+ * omp_join.c, omp_task_wake.c, omp_wait.c) compile omp/barrier.c itself; this is what
  * it calls elsewhere (a team's task queues are one flag here: a task is
  * queued while it is 1, and a thread takes it by a CAS to 0), and a park that spins on a flag instead of sleeping on a
  * condition variable (which GenMC does not model).  A park's set-up is a
@@ -48,9 +48,11 @@ bool spool__omp_task_help(spool__omp_team_t *team, unsigned id)
     return true;
 }
 
-bool spool__omp_task_queued(spool__omp_team_t *team)
+bool spool__omp_task_queued(spool__omp_team_t *team, unsigned id, const void *anc)
 {
     (void)team;
+    (void)id;
+    (void)anc;
     return atomic_load_explicit(&model_queued, memory_order_relaxed) != 0;
 }
 
@@ -99,6 +101,14 @@ static void model_team(spool__omp_team_t *team, spool__omp_member_t *members, un
     team->members = members;
     for (unsigned i = 0; i < n; i++)
         members[i].id = i;
+}
+
+/* A barrier waiter's one park for generation g (what the barrier's wait
+ * loop does once its spin is over). */
+static void barrier_park(spool__omp_team_t *team, unsigned id, unsigned g)
+{
+    barrier_wait_t w = {&team->bar, g};
+    spool__omp_park(team, id, &team->bar, true, NULL, barrier_ready, &w);
 }
 
 /* At the end: no park was set twice. */

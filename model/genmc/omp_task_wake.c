@@ -25,7 +25,7 @@ static void *waiter(void *arg)
 {
     (void)arg;
     if (!spool__omp_task_help(&team, 1)) {
-        park(&team, 1, 0);
+        barrier_park(&team, 1, 0);
         /* Woken, or it saw the task before it slept: the task is queued. */
         bool ran = spool__omp_task_help(&team, 1);
         assert(ran);
