@@ -165,7 +165,7 @@ static pthread_once_t affinity_once = PTHREAD_ONCE_INIT;
 
 static void affinity_env(void)
 {
-    const char *v = getenv("OMP_AFFINITY_FORMAT");
+    const char *v = spool__omp_getenv("OMP_AFFINITY_FORMAT");
     if (v != NULL)
         affinity_format = strdup(v);
 }

@@ -91,7 +91,7 @@ static int parse_bool(const char *v)
 
 static void env_bool(const char *name, bool *out)
 {
-    const char *v = getenv(name);
+    const char *v = spool__omp_getenv(name);
     if (v == NULL)
         return;
     int b = parse_bool(v);
@@ -105,7 +105,7 @@ static void env_bool(const char *name, bool *out)
 /* A non-negative int (positive unless zero_ok). */
 static bool env_int(const char *name, int *out, bool zero_ok)
 {
-    const char *v = getenv(name), *p = v;
+    const char *v = spool__omp_getenv(name), *p = v;
     if (v == NULL)
         return false;
     unsigned long n;
@@ -166,7 +166,7 @@ static void parse_num_threads(const char *name, const char *v, unsigned long max
 
 static void parse_schedule(void)
 {
-    const char *v = getenv("OMP_SCHEDULE");
+    const char *v = spool__omp_getenv("OMP_SCHEDULE");
     if (v == NULL)
         return;
     const char *p = skip_space(v);
@@ -227,10 +227,10 @@ bad:
 static void parse_stacksize(void)
 {
     const char *name = "OMP_STACKSIZE";
-    const char *v = getenv(name);
+    const char *v = spool__omp_getenv(name);
     if (v == NULL) {
         name = "GOMP_STACKSIZE";
-        v = getenv(name);
+        v = spool__omp_getenv(name);
     }
     if (v == NULL)
         return;
@@ -259,7 +259,7 @@ bad:
 
 static void parse_wait_policy(void)
 {
-    const char *v = getenv("OMP_WAIT_POLICY");
+    const char *v = spool__omp_getenv("OMP_WAIT_POLICY");
     if (v == NULL)
         return;
     const char *p = skip_space(v);
@@ -280,7 +280,7 @@ static void parse_wait_policy(void)
 
 static void parse_proc_bind(void)
 {
-    const char *v = getenv("OMP_PROC_BIND");
+    const char *v = spool__omp_getenv("OMP_PROC_BIND");
     if (v == NULL)
         return;
     static const struct {
@@ -305,7 +305,7 @@ static void parse_proc_bind(void)
 
 static void parse_allocator(void)
 {
-    const char *v = getenv("OMP_ALLOCATOR");
+    const char *v = spool__omp_getenv("OMP_ALLOCATOR");
     if (v == NULL)
         return;
     static const struct {
@@ -334,7 +334,7 @@ static void parse_allocator(void)
 
 static void parse_display_env(void)
 {
-    const char *v = getenv("OMP_DISPLAY_ENV");
+    const char *v = spool__omp_getenv("OMP_DISPLAY_ENV");
     if (v == NULL)
         return;
     const char *p = skip_space(v);
@@ -384,10 +384,10 @@ static void env_once_init(void)
                                  * exception). */
                                 .dyn = false};
     e->wait_policy = -1;
-    const char *nt = getenv("OMP_NUM_THREADS");
+    const char *nt = spool__omp_getenv("OMP_NUM_THREADS");
     if (nt != NULL)
         parse_num_threads("OMP_NUM_THREADS", nt, max);
-    else if ((nt = getenv("SPOOL_NUM_THREADS")) != NULL)
+    else if ((nt = spool__omp_getenv("SPOOL_NUM_THREADS")) != NULL)
         parse_num_threads("SPOOL_NUM_THREADS", nt, max);
     parse_schedule();
     env_bool("OMP_DYNAMIC", &e->icv.dyn);
@@ -397,7 +397,7 @@ static void env_once_init(void)
     if (env_int("OMP_THREAD_LIMIT", &limit, false))
         e->icv.thread_limit = (unsigned)limit;
     int levels = -1;
-    if (getenv("OMP_MAX_ACTIVE_LEVELS") != NULL) {
+    if (spool__omp_getenv("OMP_MAX_ACTIVE_LEVELS") != NULL) {
         levels = (int)e->icv.max_active_levels;
         if (env_int("OMP_MAX_ACTIVE_LEVELS", &levels, true) &&
             (unsigned)levels > SUPPORTED_ACTIVE_LEVELS)
@@ -405,7 +405,7 @@ static void env_once_init(void)
         e->icv.max_active_levels = (unsigned)levels;
     } else {
         bool nested = false;
-        if (getenv("OMP_NESTED") != NULL) {
+        if (spool__omp_getenv("OMP_NESTED") != NULL) {
             env_bool("OMP_NESTED", &nested);
             e->icv.max_active_levels = nested ? SUPPORTED_ACTIVE_LEVELS : 1;
         } else if (e->nthreads_list_len > 1) {

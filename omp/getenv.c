@@ -9,6 +9,7 @@
  * variable.  Nothing here may use spool, thread-local data or this
  * library's constructors: libgomp's constructor calls it before they run. */
 #include <dlfcn.h>
+#include <link.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,18 +39,52 @@ static bool runtime_name(const char *name)
            strncmp(name, "ACC_", 4) == 0 || strncmp(name, "KMP_", 4) == 0;
 }
 
+/* The loaded object that holds address pc: its name and load base, found
+ * from the program headers (dladdr would also search its symbols). */
+typedef struct object {
+    uintptr_t pc, base;
+    const char *name;
+} object_t;
+
+static int holds_pc(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    object_t *o = arg;
+    for (size_t i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && o->pc >= lo && o->pc - lo < ph->p_memsz) {
+            o->base = info->dlpi_addr;
+            o->name = info->dlpi_name;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static bool find_object(const void *pc, object_t *o)
+{
+    *o = (object_t){.pc = (uintptr_t)pc};
+    return dl_iterate_phdr(holds_pc, o) != 0 && o->name != NULL;
+}
+
 /* Whether code at pc belongs to a libgomp that is not this library (which
  * may itself be loaded by the libgomp.so.1 name). */
 static bool in_other_libgomp(const void *pc)
 {
-    Dl_info caller, self;
-    if (dladdr(pc, &caller) == 0 || caller.dli_fname == NULL ||
-        dladdr((void *)(uintptr_t)in_other_libgomp, &self) == 0 ||
-        caller.dli_fbase == self.dli_fbase)
+    object_t caller, self;
+    if (!find_object(pc, &caller) ||
+        !find_object((const void *)(uintptr_t)in_other_libgomp, &self) ||
+        caller.base == self.base)
         return false;
-    const char *base = strrchr(caller.dli_fname, '/');
-    base = base != NULL ? base + 1 : caller.dli_fname;
+    const char *base = strrchr(caller.name, '/');
+    base = base != NULL ? base + 1 : caller.name;
     return strncmp(base, "libgomp.so", 10) == 0;
+}
+
+char *spool__omp_getenv(const char *name)
+{
+    return lookup(name);
 }
 
 SPOOL_OMP_API char *getenv(const char *name)

@@ -268,6 +268,9 @@ typedef struct spool__omp_env {
 
 extern spool__omp_env_t spool__omp_env;
 
+/* libc's getenv, without getenv.c's look at its caller (this library's own
+ * reads). */
+char *spool__omp_getenv(const char *name);
 /* Reads the environment, once (before any other use). */
 void spool__omp_env_init(void);
 /* One line on stderr, "libspool-omp: ...", and abort. */

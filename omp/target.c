@@ -28,7 +28,7 @@ int spool__omp_target_offload(void)
 {
     /* Read at each construct, not cached: the constructs are rare, and
      * the value is the process's environment when it runs one. */
-    const char *v = getenv("OMP_TARGET_OFFLOAD");
+    const char *v = spool__omp_getenv("OMP_TARGET_OFFLOAD");
     if (v == NULL || *v == '\0' || strcasecmp(v, "default") == 0)
         return SPOOL_OMP_OFFLOAD_DEFAULT;
     if (strcasecmp(v, "mandatory") == 0)

@@ -50,4 +50,16 @@ fi
 check "$man_dir"
 MANPATH=$man_dir man SPOOL_SPAWN 2>/dev/null | grep -q "SPOOL_SPAWN(NAME, args...)" ||
   { echo "man_pages.sh: man SPOOL_SPAWN does not show spool_typed.h's page" >&2; exit 1; }
+# libspool-omp's pages, where it is built: the command and the library.
+if [ -e "$man_dir/man3/libspool-omp.3" ]; then
+  for page in man1/spool-omp.1 man3/libspool-omp.3; do
+    [ -e "$man_dir/$page" ] || { echo "man_pages.sh: no $page" >&2; exit 1; }
+    w=$(cd "$man_dir" && MANWIDTH=80 man --warnings -E UTF-8 -l "$page" 2>&1 >/dev/null)
+    [ -z "$w" ] || { echo "man_pages.sh: $page: $w" >&2; exit 1; }
+  done
+  MANPATH=$man_dir man spool-omp 2>/dev/null | grep -q "in place of libgomp" ||
+    { echo "man_pages.sh: man spool-omp does not show its page" >&2; exit 1; }
+  MANPATH=$man_dir man 3 libspool-omp 2>/dev/null | grep -q "Inside spool jobs" ||
+    { echo "man_pages.sh: man libspool-omp does not show its page" >&2; exit 1; }
+fi
 echo "man_pages.sh: $(names | sort -u | wc -l) names, each with a page that renders"
