@@ -38,19 +38,25 @@ int spool__omp_target_offload(void)
     return SPOOL_OMP_OFFLOAD_DEFAULT;
 }
 
-/* gcc's device number for a construct whose if clause is false: the host,
- * whatever OMP_TARGET_OFFLOAD says. */
+/* gcc's device numbers: the default device (default-device-var), and the
+ * host asked for by a construct whose if clause is false. */
+#define DEVICE_ICV (-1)
 #define DEVICE_HOST_FALLBACK (-2)
 
-/* A device construct may run on the host unless the user demanded a
- * device and the construct did not ask for the host (if(false)). */
+/* A device construct may run on the host unless OMP_TARGET_OFFLOAD is
+ * mandatory and it asks for a device that is not the host: as libgomp with
+ * no device, the host is if(false), or the initial device, also as the
+ * default device (0, the number of devices, until omp_set_default_device
+ * or OMP_DEFAULT_DEVICE says otherwise). */
 static void host_allowed(const char *what, int device)
 {
-    if (device != DEVICE_HOST_FALLBACK &&
+    if (device == DEVICE_ICV)
+        device = spool__omp_icv()->default_device;
+    if (device != DEVICE_HOST_FALLBACK && device != omp_get_initial_device() &&
         spool__omp_target_offload() == SPOOL_OMP_OFFLOAD_MANDATORY)
-        spool__omp_fatal("%s: OMP_TARGET_OFFLOAD=mandatory, but libspool-omp has no device "
-                         "(it runs target regions on the host)",
-                         what);
+        spool__omp_fatal("%s: OMP_TARGET_OFFLOAD=mandatory, but device %d is not found "
+                         "(libspool-omp has none: it runs target regions on the host)",
+                         what, device);
 }
 
 /* thread_limit of a GOMP_target_ext argument list, or 0 for none. */

@@ -164,13 +164,29 @@ static void test_target_data(void **state)
     assert_true(a[N - 1] == (double)N);
 }
 
+/* A device that does not exist: mandatory stops the program. */
 static void target_mandatory(void)
+{
+    setenv("OMP_TARGET_OFFLOAD", "mandatory", 1);
+    int x = 0;
+#pragma omp target map(tofrom : x) device(1)
+    x = 1;
+    exit(x == 1 ? 0 : 3);
+}
+
+/* The default device is the initial device, the host (there is no other,
+ * as in libgomp without one), also under mandatory. */
+static void target_mandatory_default(void)
 {
     setenv("OMP_TARGET_OFFLOAD", "mandatory", 1);
     int x = 0;
 #pragma omp target map(tofrom : x)
     x = 1;
-    exit(x == 1 ? 0 : 3);
+    omp_set_default_device(omp_get_initial_device());
+#pragma omp target map(tofrom : x) device(omp_get_initial_device())
+    x++;
+    if (x != 2)
+        abort(); /* not run: test_expect_abort then says so (not 1) */
 }
 
 /* if(false) asks for the host: it runs there even under mandatory. */
@@ -189,6 +205,7 @@ static void test_target_mandatory(void **state)
     (void)state;
     /* 1: it ran the region and did not abort. */
     assert_int_equal(test_expect_abort(target_mandatory_if_false, "mandatory"), 1);
+    assert_int_equal(test_expect_abort(target_mandatory_default, "mandatory"), 1);
     assert_int_equal(test_expect_abort(target_mandatory,
                                        "GOMP_target_ext: OMP_TARGET_OFFLOAD=mandatory"),
                      0);
