@@ -10,10 +10,23 @@
 
 /* A thread defers a task only while its queue is shorter than this: past
  * it, the task runs at once (as an included task), so that a task tree
- * costs a call a task where the team is busy. */
+ * costs a call a task where the team is busy.  While threads of the team
+ * sleep waiting (they may run it), up to this many a thread of the team
+ * (as libgomp, which defers up to 64 a thread), so that long tasks made by
+ * one thread reach them all. */
 #ifndef QUEUE_CUTOFF
 #define QUEUE_CUTOFF 4
 #endif
+
+/* Whether thread id of team has room to defer a task it makes. */
+static inline bool defer_room(spool__omp_team_t *team, unsigned id)
+{
+    /* Relaxed: hints; a task deferred or run at once is right either way. */
+    unsigned long len = atomic_load_explicit(&team->tasking->queues[id].len, memory_order_relaxed);
+    return len < QUEUE_CUTOFF ||
+           (len < (unsigned long)QUEUE_CUTOFF * team->nthreads &&
+            atomic_load_explicit(&team->bar.sleepers, memory_order_relaxed) != 0);
+}
 
 /* ---- nodes ------------------------------------------------------------------ */
 
@@ -431,17 +444,16 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
             (g != NULL && spool__omp_tgroup_cancelled(g)))
             return;
     }
-    bool final = parent->final || (flags & SPOOL_OMP_TASK_FINAL);
+    /* A final task may be deferred; its descendants are included. */
+    bool included = parent->final;
+    bool final = included || (flags & SPOOL_OMP_TASK_FINAL);
     if (!(flags & SPOOL_OMP_TASK_DEPEND))
         depend = NULL;
     bool detached = (flags & SPOOL_OMP_TASK_DETACH) && detach != NULL;
     /* Deferred only where another thread of the team could run it (or it
      * must wait: for its event, or for siblings). */
-    bool defer = team != NULL && if_clause && !final &&
-                 (detached || depend != NULL ||
-                  (team->nthreads > 1 &&
-                   atomic_load_explicit(&team->tasking->queues[id].len, memory_order_relaxed) <
-                       QUEUE_CUTOFF));
+    bool defer = team != NULL && if_clause && !included &&
+                 (detached || depend != NULL || (team->nthreads > 1 && defer_room(team, id)));
     if (align < 1)
         align = 1;
     if (!defer && !detached && depend == NULL && (unsigned long)size + (unsigned long)align <= STUB_COPY_MAX) {
@@ -483,7 +495,7 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
     }
     /* Outside any region a detached task runs at once, and completes when
      * its event is fulfilled: a child its parent's taskwait waits for. */
-    bool pending = detached && team == NULL && if_clause && !final;
+    bool pending = detached && team == NULL && if_clause && !included;
     if (!defer && !pending) {
         /* Undeferred, included, or past the cutoff. */
         run_at_once(thr, n, depend, detached);
@@ -526,9 +538,8 @@ SPOOL_OMP_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void 
         spool__omp_tnode_t *parent = spool__omp_task_current_any(thr);
         spool__omp_team_t *team = thr->ts.team;
         bool final = parent->final || (flags & SPOOL_OMP_TASK_FINAL);
-        if (!if_clause || final || team == NULL || team->nthreads == 1 ||
-            atomic_load_explicit(&team->tasking->queues[thr->ts.id].len, memory_order_relaxed) >=
-                QUEUE_CUTOFF) {
+        if (!if_clause || parent->final || team == NULL || team->nthreads == 1 ||
+            !defer_room(team, thr->ts.id)) {
             run_included(thr, parent, final, fn, data, false);
             return;
         }
