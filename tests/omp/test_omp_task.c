@@ -354,6 +354,25 @@ static void test_undeferred_final(void **state)
     assert_int_equal(in_final, 1);
     assert_int_equal(nested_final, 1);
     assert_int_equal(not_final, 0);
+    /* A final task itself may be deferred (only its descendants are
+     * included): made by thread 0, which then waits without running tasks,
+     * it runs on thread 1, and its child there with it. */
+    atomic_int final_on = -1, child_on = -1;
+#pragma omp parallel num_threads(2)
+    if (omp_get_thread_num() == 0) {
+#pragma omp task final(1)
+        {
+            atomic_store(&final_on, omp_get_thread_num());
+#pragma omp task
+            atomic_store(&child_on, omp_get_thread_num());
+        }
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        while (atomic_load(&child_on) < 0 && test_ms_since(&t0) < 5000)
+            test_sleep_ms(1);
+    }
+    assert_int_equal(atomic_load(&final_on), 1);
+    assert_int_equal(atomic_load(&child_on), 1);
 }
 
 /* firstprivate copies of every size and alignment reach the task. */
