@@ -19,6 +19,7 @@ void spool__omp_barrier_init(spool__omp_barrier_t *b)
     atomic_store_explicit(&b->state, 0, memory_order_relaxed);
     atomic_store_explicit(&b->gen, 0, memory_order_relaxed);
     atomic_store_explicit(&b->sleepers, 0, memory_order_relaxed);
+    atomic_store_explicit(&b->idle, 0, memory_order_relaxed);
     atomic_store_explicit(&b->cancelled, false, memory_order_relaxed);
 }
 
@@ -107,6 +108,10 @@ void spool__omp_park(spool__omp_team_t *team, unsigned id, const void *obj, bool
      * seq-cst write and its seq-cst load of sleepers (spool__omp_wake,
      * release_parked). */
     atomic_fetch_add_explicit(&b->sleepers, 1, memory_order_seq_cst);
+    /* Relaxed: a hint for the task makers (task.c, defer_room). */
+    bool idle = tasks && anc == NULL;
+    if (idle)
+        atomic_fetch_add_explicit(&b->idle, 1, memory_order_relaxed);
     /* The queues after a seq-cst fence (task_queued): pairs with the
      * fence in spool__omp_barrier_task_wake (the store-buffer pair: either
      * we see the queued task, or its pusher sees our count). */
@@ -116,7 +121,9 @@ void spool__omp_park(spool__omp_team_t *team, unsigned id, const void *obj, bool
          * Acq_rel: as in claim(). */
         atomic_exchange_explicit(&m->parked, 0, memory_order_acq_rel) == 0)
         spool__omp_park_wait(&m->park);
-    /* Relaxed: a count that only makes the wakers look. */
+    /* Relaxed: counts that only make the wakers look, and a hint. */
+    if (idle)
+        atomic_fetch_sub_explicit(&b->idle, 1, memory_order_relaxed);
     atomic_fetch_sub_explicit(&b->sleepers, 1, memory_order_relaxed);
     spool__park_destroy(&m->park);
 }
@@ -233,13 +240,31 @@ unsigned long spool__omp_barrier_tasks(spool__omp_team_t *team)
     return (unsigned long)(atomic_load_explicit(&team->bar.state, memory_order_acquire) >> 32);
 }
 
-void spool__omp_barrier_task_wake(spool__omp_team_t *team, unsigned self)
+void spool__omp_barrier_task_wake(spool__omp_team_t *team, unsigned self, const void *task)
 {
     /* Seq-cst fence after the queue's write, then the count: pairs with
      * the fence in spool__omp_park (the store-buffer pair). */
     atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&team->bar.sleepers, memory_order_relaxed) != 0)
-        wake_parked(team, self, NULL);
+    if (atomic_load_explicit(&team->bar.sleepers, memory_order_relaxed) == 0)
+        return;
+    /* One waiter that may run the task is enough (B5): it runs it, or
+     * another task it may run and then this one, or sees it taken. */
+    unsigned n = team->nthreads;
+    for (unsigned k = 1; k <= n; k++) {
+        unsigned i = self < n ? (self + k) % n : k - 1;
+        if (i == self)
+            continue;
+        spool__omp_member_t *m = &team->members[i];
+        /* Acquire pairs with the waiter's release store of parked (what it
+         * may run is set up); acq_rel on the claim, as in claim(). */
+        if (atomic_load_explicit(&m->parked, memory_order_acquire) != 0 &&
+            atomic_load_explicit(&m->wait_tasks, memory_order_relaxed) &&
+            spool__omp_task_may_run(task, atomic_load_explicit(&m->wait_anc, memory_order_relaxed)) &&
+            atomic_exchange_explicit(&m->parked, 0, memory_order_acq_rel) != 0) {
+            spool__park_set(&m->park);
+            return;
+        }
+    }
 }
 
 void spool__omp_barrier_cancel(spool__omp_team_t *team, unsigned id)

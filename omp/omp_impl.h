@@ -136,6 +136,7 @@ typedef struct spool__omp_barrier {
     SPOOL_OMP_ALIGNED _Atomic unsigned long long state;
     SPOOL_OMP_ALIGNED _Atomic unsigned gen;
     _Atomic unsigned sleepers; /* threads registered to park, or parked */
+    _Atomic unsigned idle;     /* of them, in a wait that may run any task */
     _Atomic bool cancelled;    /* cancel parallel: barriers return at once */
 } spool__omp_barrier_t;
 
@@ -325,10 +326,10 @@ void spool__omp_barrier_task_add(spool__omp_team_t *team);
 void spool__omp_barrier_task_done(spool__omp_team_t *team, unsigned self);
 /* Implicit tasks of team with explicit descendants alive (a snapshot). */
 unsigned long spool__omp_barrier_tasks(spool__omp_team_t *team);
-/* A task was queued: wakes the threads parked in a wait that runs tasks
+/* Task task was queued: wakes one thread parked in a wait that may run it
  * (self: the caller's id, or UINT_MAX).  The caller's queue write precedes
  * it. */
-void spool__omp_barrier_task_wake(spool__omp_team_t *team, unsigned self);
+void spool__omp_barrier_task_wake(spool__omp_team_t *team, unsigned self, const void *task);
 /* Thread id cancels the team's barriers: waiters return true from now on. */
 void spool__omp_barrier_cancel(spool__omp_team_t *team, unsigned id);
 /* The end of a region: a member is done (its last access to team), and
@@ -367,6 +368,9 @@ void spool__omp_wake_outside(const void *obj);
 
 /* Runs one queued task of team that thread id may take: true if it ran one. */
 bool spool__omp_task_help(spool__omp_team_t *team, unsigned id);
+/* True if a thread waiting in task anc (NULL: at a barrier) may run task
+ * (a descendant of anc). */
+bool spool__omp_task_may_run(const void *task, const void *anc);
 /* True if some queue of team holds a task that thread id, waiting in task
  * anc (NULL: at a barrier), would take (the caller fences first). */
 bool spool__omp_task_queued(spool__omp_team_t *team, unsigned id, const void *anc);

@@ -10,10 +10,10 @@
 
 /* A thread defers a task only while its queue is shorter than this: past
  * it, the task runs at once (as an included task), so that a task tree
- * costs a call a task where the team is busy.  While threads of the team
- * sleep waiting (they may run it), up to this many a thread of the team
- * (as libgomp, which defers up to 64 a thread), so that long tasks made by
- * one thread reach them all. */
+ * costs a call a task where the team is busy.  Threads of the team that
+ * sleep with nothing to do (at a barrier or the region's end) add one each,
+ * so that long tasks made by one thread reach them all (each push wakes
+ * one of them). */
 #ifndef QUEUE_CUTOFF
 #define QUEUE_CUTOFF 4
 #endif
@@ -23,9 +23,10 @@ static inline bool defer_room(spool__omp_team_t *team, unsigned id)
 {
     /* Relaxed: hints; a task deferred or run at once is right either way. */
     unsigned long len = atomic_load_explicit(&team->tasking->queues[id].len, memory_order_relaxed);
-    return len < QUEUE_CUTOFF ||
-           (len < (unsigned long)QUEUE_CUTOFF * team->nthreads &&
-            atomic_load_explicit(&team->bar.sleepers, memory_order_relaxed) != 0);
+    if (len < QUEUE_CUTOFF)
+        return true;
+    unsigned idle = atomic_load_explicit(&team->bar.idle, memory_order_relaxed);
+    return len < QUEUE_CUTOFF + (idle < QUEUE_CUTOFF ? idle : QUEUE_CUTOFF);
 }
 
 /* ---- nodes ------------------------------------------------------------------ */

@@ -67,7 +67,7 @@ void spool__omp_task_push(spool__omp_team_t *team, unsigned id, spool__omp_tnode
     atomic_store_explicit(&q->len, atomic_load_explicit(&q->len, memory_order_relaxed) + 1,
                           memory_order_relaxed);
     spool__omp_unlock_word(&q->lock);
-    spool__omp_barrier_task_wake(team, id);
+    spool__omp_barrier_task_wake(team, id, n);
 }
 
 static void unlink_node(spool__omp_tqueue_t *q, spool__omp_tnode_t *n)
@@ -93,6 +93,11 @@ static bool descends(const spool__omp_tnode_t *n, const void *anc)
         if (p == anc)
             return true;
     return false;
+}
+
+bool spool__omp_task_may_run(const void *task, const void *anc)
+{
+    return descends(task, anc);
 }
 
 /* The task take() would choose in queue q for thread id (k == 0: its own

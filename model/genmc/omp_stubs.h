@@ -48,6 +48,13 @@ bool spool__omp_task_help(spool__omp_team_t *team, unsigned id)
     return true;
 }
 
+bool spool__omp_task_may_run(const void *task, const void *anc)
+{
+    (void)task;
+    (void)anc;
+    return true;
+}
+
 bool spool__omp_task_queued(spool__omp_team_t *team, unsigned id, const void *anc)
 {
     (void)team;

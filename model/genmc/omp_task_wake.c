@@ -45,7 +45,7 @@ int main(void)
      * written under its lock in task.c), then looks for waiters. */
     spool__omp_barrier_task_add(&team);
     atomic_store_explicit(&model_queued, 1, memory_order_relaxed);
-    spool__omp_barrier_task_wake(&team, 0);
+    spool__omp_barrier_task_wake(&team, 0, &model_queued);
     /* Acquire: pairs with the task's release in the stub. */
     while (atomic_load_explicit(&model_ran, memory_order_acquire) == 0)
         ;
