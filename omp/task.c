@@ -519,8 +519,6 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
         spool__omp_task_run(thr, n, UINT_MAX);
         return;
     }
-    if (!atomic_load_explicit(&team->tasking->used, memory_order_relaxed))
-        atomic_store_explicit(&team->tasking->used, true, memory_order_relaxed);
     if (depend != NULL && spool__omp_deps_add(parent, n, depend))
         return; /* queued when its last predecessor completes */
     spool__omp_task_push(team, id, n);

@@ -98,7 +98,6 @@ typedef struct spool__omp_tasking {
     unsigned capacity;
     /* Threads whose implicit task has returned (the region's end). */
     SPOOL_OMP_ALIGNED _Atomic unsigned ended;
-    _Atomic bool used;               /* a task was deferred in the region */
     /* reduction(task, ...) on the region: its implicit tasks' group. */
     spool__omp_tgroup_t *reduction_group;
 } spool__omp_tasking_t;

@@ -36,7 +36,6 @@ void spool__omp_tasking_start(spool__omp_team_t *team)
 {
     spool__omp_tasking_t *tk = team->tasking;
     atomic_store_explicit(&tk->ended, 0, memory_order_relaxed);
-    atomic_store_explicit(&tk->used, false, memory_order_relaxed);
     for (unsigned i = 0; i < team->nthreads; i++) {
         spool__omp_node_init(&tk->implicit[i], NULL, team, &team->members[i].task.icv);
         tk->implicit[i].root = true;
@@ -275,16 +274,14 @@ void spool__omp_task_region_end(spool__omp_thread_t *thr)
     spool__omp_tasking_t *tk = team->tasking;
     unsigned id = thr->ts.id;
     /* Seq-cst: the write the waiters below wait for (W1, with the wake). */
-    atomic_fetch_add_explicit(&tk->ended, 1, memory_order_seq_cst);
-    spool__omp_wake(team, id, &team->bar.state);
-    if (!atomic_load_explicit(&tk->used, memory_order_relaxed) &&
-        spool__omp_barrier_tasks(team) == 0)
-        return;
-    /* A thread that made tasks stays until every thread's implicit task
-     * has returned and no task is left; one that made none and saw none
-     * may leave (omp.md, "Tasks", T3).  Its wait is on the barrier's state,
-     * whose last task's drop wakes it (barrier.c), as the last thread to
-     * end does (above). */
+    unsigned ended = atomic_fetch_add_explicit(&tk->ended, 1, memory_order_seq_cst) + 1;
+    if (ended == team->nthreads)
+        spool__omp_wake(team, id, &team->bar.state);
+    /* Every thread stays until every thread's implicit task has returned
+     * and no task is left, running tasks meanwhile, as at libgomp's
+     * barrier: a task made late may need it (omp.md, "Tasks", T3).  The
+     * wait is on the barrier's state, whose last task's drop wakes it
+     * (barrier.c), as the last thread to end does (above). */
     region_end_t r = {team, tk};
     unsigned long spin = spool__omp_spin_count(team->nthreads);
     for (unsigned long i = 0; !region_done(&r); i++) {

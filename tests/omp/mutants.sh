@@ -124,9 +124,8 @@ mutant barrier-tasks barrier.c \
   'if ((atomic_fetch_add_explicit(&b->state, 1, memory_order_acq_rel) & 0xffffffffu) + 1 == n) {' \
   test_omp_task
 mutant region-end-tasks task_queue.c \
-  '    if (!atomic_load_explicit(&tk->used, memory_order_relaxed) &&
-        spool__omp_barrier_tasks(team) == 0)
-        return;' '    return;' test_omp_task
+  '    region_end_t r = {team, tk};' '    return;
+    region_end_t r = {team, tk};' test_omp_task
 mutant depend-wait depend.c \
   '    return atomic_fetch_sub_explicit(&d->npred, 1, memory_order_acq_rel) != 1;' \
   '    (void)atomic_fetch_sub_explicit(&d->npred, 1, memory_order_acq_rel);

@@ -123,6 +123,27 @@ static void test_region_end(void **state)
         }
         assert_int_equal(atomic_load(&count), 500);
     }
+    /* A thread at the region's end stays available, as at libgomp's final
+     * barrier: thread 0 makes a task after thread 1 has ended and waits for
+     * it to run there (it gives up after 5 s and runs it itself). */
+    atomic_int ended = 0, ran_on = -1;
+#pragma omp parallel num_threads(2)
+    {
+        if (omp_get_thread_num() == 0) {
+            while (!atomic_load(&ended))
+                test_sleep_ms(1);
+            test_sleep_ms(20);
+#pragma omp task
+            atomic_store(&ran_on, omp_get_thread_num());
+            struct timespec t0;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            while (atomic_load(&ran_on) < 0 && test_ms_since(&t0) < 5000)
+                test_sleep_ms(1);
+        } else {
+            atomic_store(&ended, 1);
+        }
+    }
+    assert_int_equal(atomic_load(&ran_on), 1);
 }
 
 /* taskwait waits for children, not grandchildren; taskgroup for all

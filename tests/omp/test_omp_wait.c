@@ -199,8 +199,10 @@ static void test_event_outside(void **state)
 {
     (void)state;
     omp_event_handle_t ev;
-    static omp_event_handle_t handed; /* the body's ev is a local of its own */
-    pthread_t t;
+    /* Shared with the task's body, whose ev and firstprivate locals are
+     * its own. */
+    static omp_event_handle_t handed;
+    static pthread_t t;
     clocks_t c = start();
 #pragma omp task detach(ev) if (0)
     {
