@@ -106,22 +106,26 @@ static spool__omp_tnode_t *candidate(spool__omp_tqueue_t *q, unsigned k)
     return k == 0 && (q->head == NULL || !q->head->urgent) ? q->tail : q->head;
 }
 
-spool__omp_tnode_t *spool__omp_task_take(spool__omp_team_t *team, unsigned id,
-                                         const spool__omp_tnode_t *anc)
+/* The task thread id of team would take, descending from anc (NULL: any):
+ * its own newest, else another thread's oldest; unlinked if take, only
+ * looked at otherwise.  NULL if none. */
+static spool__omp_tnode_t *find(spool__omp_team_t *team, unsigned id, const void *anc, bool take)
 {
     spool__omp_tasking_t *tk = team->tasking;
     unsigned n = team->nthreads;
     for (unsigned k = 0; k < n; k++) {
         unsigned v = id + k < n ? id + k : id + k - n;
         spool__omp_tqueue_t *q = &tk->queues[v];
+        /* Relaxed: a hint; the queue's lock orders what is read under it
+         * (and spool__omp_park's fence, for spool__omp_task_queued). */
         if (atomic_load_explicit(&q->len, memory_order_relaxed) == 0)
             continue;
         spool__omp_lock_word(&q->lock);
         spool__omp_tnode_t *t = candidate(q, k);
-        if (t != NULL && descends(t, anc))
-            unlink_node(q, t);
-        else
+        if (t == NULL || !descends(t, anc))
             t = NULL;
+        else if (take)
+            unlink_node(q, t);
         spool__omp_unlock_word(&q->lock);
         if (t != NULL)
             return t;
@@ -129,26 +133,23 @@ spool__omp_tnode_t *spool__omp_task_take(spool__omp_team_t *team, unsigned id,
     return NULL;
 }
 
+spool__omp_tnode_t *spool__omp_task_take(spool__omp_team_t *team, unsigned id,
+                                         const spool__omp_tnode_t *anc)
+{
+    return find(team, id, anc, true);
+}
+
 bool spool__omp_task_queued(spool__omp_team_t *team, unsigned id, const void *anc)
 {
-    spool__omp_tasking_t *tk = team->tasking;
-    unsigned n = team->nthreads;
-    for (unsigned k = 0; k < n; k++) {
-        unsigned v = id + k < n ? id + k : id + k - n;
-        spool__omp_tqueue_t *q = &tk->queues[v];
-        /* Relaxed: the caller's fence orders it (spool__omp_park). */
-        if (atomic_load_explicit(&q->len, memory_order_relaxed) == 0)
-            continue;
-        if (anc == NULL)
-            return true;
-        spool__omp_lock_word(&q->lock);
-        spool__omp_tnode_t *t = candidate(q, k);
-        bool mine = t != NULL && descends(t, anc);
-        spool__omp_unlock_word(&q->lock);
-        if (mine)
-            return true;
+    if (anc == NULL) {
+        /* Any task will do: the queues' lengths say (relaxed, after the
+         * caller's fence). */
+        for (unsigned i = 0; i < team->nthreads; i++)
+            if (atomic_load_explicit(&team->tasking->queues[i].len, memory_order_relaxed) != 0)
+                return true;
+        return false;
     }
-    return false;
+    return find(team, id, anc, false) != NULL;
 }
 
 void spool__omp_task_ready(spool__omp_tnode_t *n)

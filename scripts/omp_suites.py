@@ -127,8 +127,7 @@ def expr_true(text, lang):
             if pos < len(toks) and toks[pos] == "}":
                 pos += 1
             return v
-        return t in facts or any(re.fullmatch(f.replace("*", ".*").replace("?", "."), t)
-                                 for f in facts if "*" in f and "*" in t and f == t)
+        return t in facts
 
     def conj():
         nonlocal pos
