@@ -137,9 +137,9 @@ mutant detach task.c \
 # another thread holds them up fails test_omp_wait.
 mutant park-spins barrier.c \
   '        spool__omp_park_wait(&m->park);
-    /* Relaxed: a count that only makes the wakers look. */' \
+    /* Relaxed: counts that only make the wakers look, and a hint. */' \
   '        (void)0;
-    /* Relaxed: a count that only makes the wakers look. */' test_omp_wait OMP_NUM_THREADS=2
+    /* Relaxed: counts that only make the wakers look, and a hint. */' test_omp_wait OMP_NUM_THREADS=2
 mutant outside-wait-spins wait.c \
   '            spool__park_wait(&w.park);' '            (void)0;' test_omp_wait OMP_NUM_THREADS=2
 mutant reserve-spins reserve_post.h \

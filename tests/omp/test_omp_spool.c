@@ -130,6 +130,10 @@ static void test_spool_inside_regions(void **state)
     (void)state;
     static long sq[4][1000];
     atomic_int bad = 0, spawned = 0, team = 0;
+    /* dyn-var true (the default outside spool jobs is libgomp's false):
+     * the team takes the pool's idle workers only, and makes no thread
+     * where one is still busy. */
+    omp_set_dynamic(1);
 #pragma omp parallel
     {
         int id = omp_get_thread_num();
@@ -147,6 +151,7 @@ static void test_spool_inside_regions(void **state)
             if (sq[id][i] != (long)i * i)
                 atomic_fetch_add(&bad, 1);
     }
+    omp_set_dynamic(0);
     assert_int_equal(atomic_load(&bad), 0);
     /* The team has the pool's idle workers (dyn-var): up to 4 threads. */
     assert_true(atomic_load(&team) >= 1 && atomic_load(&team) <= 4);
@@ -183,13 +188,17 @@ static void test_teams_inside_teams(void **state)
         spool_for(0, 64, &opts, busy_team, &sum);
         assert_int_equal(atomic_load(&sum), 64L * 5 * (63 * 64 / 2));
     }
+    /* Inside a region, the regions that spool's jobs open are nested ones,
+     * under the region's ICVs: dyn-var true keeps them within the pool. */
     omp_set_max_active_levels(3);
+    omp_set_dynamic(1);
     atomic_long sum = 0;
 #pragma omp parallel
     {
         spool_for_opts_t opts = {.min_len = 1, .max_len = 1};
         spool_for(0, 8, &opts, busy_team, &sum);
     }
+    omp_set_dynamic(0);
     omp_set_max_active_levels(1);
     assert_int_equal(atomic_load(&sum), 4L * 8 * 5 * (63 * 64 / 2));
     assert_true(atomic_load(&most_threads) <= baseline_threads);
