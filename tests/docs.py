@@ -8,12 +8,19 @@
     OpenMP library (a heading that names OpenMP).
  3. Every protocol document (each .md file under src/ and omp/) is linked
     from doc/design.md by a Markdown link whose target is that file.
+ 4. Every identifier a document under doc/ or a protocol document names in
+    backticks (a word with an underscore or an inner capital, `f()` too)
+    occurs in the sources (src/, omp/, include/, tests/ but this file,
+    bench/, model/, scripts/, cmake/, examples/, the CMake files): as a
+    whole word, or as the tail of one after an underscore (`steal_if` for
+    `spool__deque_steal_if`); a name that starts with an underscore (a
+    suffix, as in "`spool_pool_trace_start`, `_stop`") anywhere in one.
 (Every public function's manual page: tests/man_pages.sh.)
 
 Before checking the tree it checks itself: a performance page one line too
 long, one that names a commit, a README one line too long, one without its
-OpenMP section, and a design page with one protocol link removed must each
-be rejected.
+OpenMP section, a design page with one protocol link removed and a
+document naming an identifier the sources lack must each be rejected.
 
 Usage: tests/docs.py SOURCE_DIR
 """
@@ -25,6 +32,9 @@ PERF_LINES = 600
 README_LINES = 280
 COMMIT = re.compile(r"(?<![\w.-])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w-])")
 LINK = re.compile(r"\]\(([^)\s]+)\)")
+IDENT = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)(?:\(\))?`")
+SOURCE_DIRS = ("src", "omp", "include", "tests", "bench", "model", "scripts", "cmake", "examples")
+SOURCE_EXTS = (".c", ".h", ".cpp", ".py", ".sh", ".pml", ".cmake", ".txt", ".in", ".map", ".awk")
 
 
 def perf_problems(text):
@@ -64,6 +74,45 @@ def design_problems(text, docs):
     return [f"doc/design.md does not link {d}" for d in docs if d not in linked]
 
 
+def documents(root):
+    out = [os.path.join("doc", f) for f in sorted(os.listdir(os.path.join(root, "doc")))
+           if f.endswith(".md")]
+    return out + protocol_docs(root)
+
+
+def sources(root):
+    words = set()
+    text = []
+    paths = [os.path.join(root, "CMakeLists.txt")]
+    for top in SOURCE_DIRS:
+        for d, _, files in os.walk(os.path.join(root, top)):
+            paths += [os.path.join(d, f) for f in files if f.endswith(SOURCE_EXTS)]
+    # Not this file: the names in its text are examples.
+    self = os.path.realpath(__file__)
+    paths = [p for p in paths if os.path.realpath(p) != self]
+    for p in paths:
+        with open(p, encoding="utf-8", errors="replace") as fh:
+            t = fh.read()
+        text.append(t)
+        words.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", t))
+    return words, "\n".join(text)
+
+
+def name_problems(name, text, words, source_text):
+    found = []
+    for m in IDENT.finditer(text):
+        w = m.group(1)
+        if "_" not in w and not any(c.isupper() for c in w[1:]):
+            continue  # a plain word (`lent`, `go`), not an identifier
+        if w in words or (w.startswith("_") and w in source_text):
+            continue
+        if any(x.endswith("_" + w) for x in words):
+            continue
+        line = text.count("\n", 0, m.start()) + 1
+        found.append(f"{name}:{line} names `{w}`, which no source file has")
+    return found
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -76,6 +125,7 @@ def main():
 
     perf, readme, design = read("doc/performance.md"), read("README.md"), read("doc/design.md")
     docs = protocol_docs(root)
+    words, source_text = sources(root)
     if not docs:
         print("docs: no protocol document found under src/ or omp/", file=sys.stderr)
         return 1
@@ -92,6 +142,9 @@ def main():
         ("a design page without a protocol link",
          design_problems(design.replace(f"({docs[0]})", "()").replace(
              f"(../{docs[0]})", "()"), docs)),
+        ("a document naming an identifier the sources lack",
+         name_problems("doc/design.md", design + "\nSee `spool__" + "worker_wait_plain`.\n", words,
+                       source_text)),
     ]
     for name, found in planted:
         if not found:
@@ -101,13 +154,17 @@ def main():
         print("docs: doc/design.md has no link at all", file=sys.stderr)
         return 1
     found = perf_problems(perf) + readme_problems(readme) + design_problems(design, docs)
+    named = documents(root)
+    for d in named:
+        found += name_problems(d, read(d), words, source_text)
     for f in found:
         print(f"docs: {f}", file=sys.stderr)
     if found:
         return 1
     print(f"docs: performance.md {len(perf.splitlines())} lines, README.md "
           f"{len(readme.splitlines())} lines, {len(docs)} protocol documents linked from "
-          f"doc/design.md; each rule rejected its planted violation")
+          f"doc/design.md; the identifiers named in {len(named)} documents all in the "
+          f"sources; each rule rejected its planted violation")
     return 0
 
 
