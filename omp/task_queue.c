@@ -65,8 +65,10 @@ void spool__omp_task_push(spool__omp_team_t *team, unsigned id, spool__omp_tnode
     }
     atomic_store_explicit(&q->len, atomic_load_explicit(&q->len, memory_order_relaxed) + 1,
                           memory_order_relaxed);
-    spool__omp_unlock_word(&q->lock);
+    /* Under the lock: the wake reads n's ancestry, and once the lock drops
+     * a thief may take, run and free n. */
     spool__omp_barrier_task_wake(team, id, n);
+    spool__omp_unlock_word(&q->lock);
 }
 
 static void unlink_node(spool__omp_tqueue_t *q, spool__omp_tnode_t *n)
