@@ -5,7 +5,9 @@
     names no commit (a word of 7 to 40 hex digits with a digit and a
     letter); the history stays in the commit messages.
  2. README.md is for users: at most 280 lines, with a section on the
-    OpenMP library (a heading that names OpenMP).
+    OpenMP library (a heading that names OpenMP), and its two commands, the
+    build-and-run (`cmake -S . -B build`) and the tests (`scripts/test.sh`),
+    within its first 30 lines, each on a line of its own.
  3. Every protocol document (each .md file under src/ and omp/) is linked
     from doc/design.md by a Markdown link whose target is that file.
  4. Every identifier a document under doc/ or a protocol document names in
@@ -19,7 +21,7 @@
 
 Before checking the tree it checks itself: a performance page one line too
 long, one that names a commit, a README one line too long, one without its
-OpenMP section, a design page with one protocol link removed and a
+OpenMP section, one whose test command comes after line 30, a design page with one protocol link removed and a
 document naming an identifier the sources lack must each be rejected.
 
 Usage: tests/docs.py SOURCE_DIR
@@ -30,6 +32,9 @@ import sys
 
 PERF_LINES = 600
 README_LINES = 280
+README_COMMANDS = 30
+COMMANDS = (("build and run", re.compile(r"^    cmake -S \. -B build\b")),
+            ("test", re.compile(r"^    scripts/test\.sh\s*$")))
 COMMIT = re.compile(r"(?<![\w.-])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w-])")
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 IDENT = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)(?:\(\))?`")
@@ -55,6 +60,10 @@ def readme_problems(text):
         found.append(f"README.md has {n} lines, more than {README_LINES}")
     if not re.search(r"^#+ .*OpenMP", text, re.M):
         found.append("README.md has no section on the OpenMP library (a heading naming OpenMP)")
+    head = text.splitlines()[:README_COMMANDS]
+    for what, pattern in COMMANDS:
+        if not any(pattern.match(line) for line in head):
+            found.append(f"README.md has no {what} command in its first {README_COMMANDS} lines")
     return found
 
 
@@ -137,6 +146,8 @@ def main():
         ("a performance page naming a commit",
          perf_problems(perf + "\nMeasured at 1a2b3c4.\n")),
         ("a README one line too long", readme_problems("## OpenMP\n" + "x\n" * README_LINES)),
+        ("a README whose test command is late",
+         readme_problems("\n" * README_COMMANDS + readme)),
         ("a README without its OpenMP section",
          readme_problems(re.sub(r"^(#+ .*)OpenMP", r"\1Omp", readme, flags=re.M))),
         ("a design page without a protocol link",
@@ -162,7 +173,7 @@ def main():
     if found:
         return 1
     print(f"docs: performance.md {len(perf.splitlines())} lines, README.md "
-          f"{len(readme.splitlines())} lines, {len(docs)} protocol documents linked from "
+          f"{len(readme.splitlines())} lines with its commands early, {len(docs)} protocol documents linked from "
           f"doc/design.md; the identifiers named in {len(named)} documents all in the "
           f"sources; each rule rejected its planted violation")
     return 0
