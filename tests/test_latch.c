@@ -95,7 +95,7 @@ static void spin_latch_on_worker(void *arg)
     delayed_set_t *d = arg;
     spool__worker_t *w = spool__current_worker();
     spool__spin_latch_t latch;
-    spool__spin_latch_init(&latch, w, true);
+    spool__worker_latch_init(&latch, w, true);
     d->spin = &latch;
     pthread_t t;
     if (pthread_create(&t, NULL, set_later, d) != 0)
@@ -123,7 +123,7 @@ enum { SETTERS = 4 };
 static void count_latch_on(spool__worker_t *owner)
 {
     spool__count_latch_t latch;
-    if (spool__count_latch_init(&latch, owner, false) != 0)
+    if (spool__worker_count_latch_init(&latch, owner, false) != 0)
         abort();
     delayed_set_t d[SETTERS];
     pthread_t t[SETTERS];

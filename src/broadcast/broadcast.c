@@ -103,10 +103,11 @@ static spool__context_t broadcast_label(const spool__job_t *job)
 }
 
 /* Queued on every worker's broadcast queue, never on a deque. */
-const spool__job_kind_t spool__kind_broadcast = {.name = "broadcast",
+static const spool__job_kind_t kind_broadcast = {.name = "broadcast",
                                                  .execute = broadcast_execute,
                                                  .label = broadcast_label,
                                                  .describe = broadcast_describe};
+SPOOL__JOB_KIND_ROW(kind_broadcast);
 
 /* The context a broadcast from the calling thread is made in (for pool):
  * its worker's, if it is one of pool's, with a SCOPE broadcast's scope. */
@@ -162,7 +163,7 @@ static int broadcast_wait(spool_pool_t *pool, spool_broadcast_fn fn, void *ctx)
     if (err != 0)
         return err;
     spool__count_latch_t latch;
-    err = spool__count_latch_init(&latch, w, !member);
+    err = spool__worker_count_latch_init(&latch, w, !member);
     if (err == 0) {
         /* One count per run, on top of the waiter's own. */
         atomic_store_explicit(&latch.counter, (size_t)pool->num_slots + 1, memory_order_relaxed);

@@ -41,7 +41,7 @@ static inline uint64_t spool__fn_bits(void (*fn)(void))
 
 /*
  * A kind of job: one row of the table in job_kinds.c, defined beside the
- * kind's code.  Every question about a job that is not its own execute's
+ * kind's code (SPOOL__JOB_KIND_ROW).  Every question about a job that is not its own execute's
  * (what it is, where it belongs, what publishing it means, what it will
  * run) goes through its kind, found by spool__job_kind.
  */
@@ -63,34 +63,35 @@ typedef struct spool__job_kind {
     /* Its calls are recorded one by one by its own execute while a
      * timeline records (spawn blocks, FIFO tickets), not as one job. */
     bool records_calls;
+    /* Whether the job is one a worker of another pool waits for (an
+     * install from a worker), which an isolated waiter may take from the
+     * pool's queue.  NULL: never. */
+    bool (*from_worker)(const spool__job_t *job);
 } spool__job_kind_t;
 
 /* The kind of job (a job the caller holds, or reads from a slot it owns):
- * the one place where execute functions are compared.  Aborts on a job of
- * no known kind. */
+ * the one place where execute functions are compared, one row looked up by
+ * a hash of the execute function.  Aborts on a job of no known kind. */
 const spool__job_kind_t *spool__job_kind(const spool__job_t *job);
 
-/* The kinds, each defined beside its code (job.md has the table). */
-extern const spool__job_kind_t spool__kind_join;           /* join.c */
-extern const spool__job_kind_t spool__kind_join_v3;        /* join.c */
-extern const spool__job_kind_t spool__kind_spawn;          /* spawn.c */
-extern const spool__job_kind_t spool__kind_scope_spawn;    /* scope_spawn.c */
-extern const spool__job_kind_t spool__kind_local_block;    /* scope.c */
-extern const spool__job_kind_t spool__kind_counted_block;  /* scope.c */
-extern const spool__job_kind_t spool__kind_private_ticket; /* job_fifo.c */
-extern const spool__job_kind_t spool__kind_local_ticket;   /* job_fifo.c */
-extern const spool__job_kind_t spool__kind_ticket;         /* job_fifo.c */
-extern const spool__job_kind_t spool__kind_task;           /* task.c */
-extern const spool__job_kind_t spool__kind_install;        /* install.c */
-extern const spool__job_kind_t spool__kind_broadcast;      /* broadcast.c */
-extern const spool__job_kind_t spool__kind_caller_service; /* caller.c */
-extern const spool__job_kind_t spool__kind_lend;           /* lend.c */
-extern const spool__job_kind_t spool__kind_frame;          /* frame_jobs.c */
+/* Makes kind, a spool__job_kind_t defined at file scope beside its code, a
+ * row of the table spool__job_kind reads: a pointer to it in the section
+ * spool_kinds of the library's image, which the linker gathers (job.md), so
+ * that this layer names no kind. */
+#define SPOOL__JOB_KIND_ROW(kind)                                                                  \
+    __attribute__((used, section("spool_kinds"))) static const spool__job_kind_t *const            \
+        kind##_row = &kind
+
+/* The call job will run next, for the timeline (its kind's describe). */
+static inline void spool__job_describe(const spool__job_t *job, spool__job_info_t *info)
+{
+    spool__job_kind(job)->describe(job, info);
+}
 
 /* Is job a join frame (spool_join's b, spool_fork_inline's)?  The common
  * case of every take, inline.  A join frame of a program built against
- * inline ABI 3 (job/abi_v3.h) is of its own kind, spool__kind_join_v3,
- * which answers every question as this one does. */
+ * inline ABI 3 (job/abi_v3.h) is of a kind of its own (join.c), which
+ * answers every question as this one does. */
 static inline bool spool__job_is_join(const spool__job_t *job)
 {
     return job->execute == spool__join_execute_v4;

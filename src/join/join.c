@@ -67,12 +67,14 @@ static void join_describe(const spool__job_t *job, spool__job_info_t *info)
 }
 
 /* b of a join: on its maker's stack, its context its deque position's. */
-const spool__job_kind_t spool__kind_join = {
+static const spool__job_kind_t kind_join = {
     .name = "join", .execute = spool__join_execute_v4, .describe = join_describe};
+SPOOL__JOB_KIND_ROW(kind_join);
 
 /* The same, made by a program built against inline ABI 3 (job/abi_v3.h). */
-const spool__job_kind_t spool__kind_join_v3 = {
+static const spool__job_kind_t kind_join_v3 = {
     .name = "join", .execute = spool__join_execute_v3, .describe = join_describe};
+SPOOL__JOB_KIND_ROW(kind_join_v3);
 
 /* a has returned and the first pop did not give b back: b was stolen, or a
  * left jobs of its own (a task made ready, the rest of a spawn block) above

@@ -281,7 +281,7 @@ static void run_root(void *arg);
 
 /* The timeline names a loop's parts after the user's body (or fold), with
  * the loop's ctx as the argument. */
-bool spool__loop_describe(void (*fn)(void *), void *arg, spool__job_info_t *info)
+static bool loop_describe(void (*fn)(void *), void *arg, spool__job_info_t *info)
 {
     const loop_t *l;
     if (fn == run_right)
@@ -295,6 +295,7 @@ bool spool__loop_describe(void (*fn)(void *), void *arg, spool__job_info_t *info
     info->arg = (uint64_t)(uintptr_t)l->ctx;
     return true;
 }
+SPOOL__TRACE_DESCRIBER(loop_describe);
 
 /* A time for the memo, where 0 means "not measured". */
 static uint64_t at_least_one(uint64_t ticks)

@@ -130,8 +130,9 @@ static void service_describe(const spool__job_t *job, spool__job_info_t *info)
 spool__job_t spool__caller_service = {.execute = serve_slot};
 
 /* Not on any queue: a worker's take returns it (wait.c). */
-const spool__job_kind_t spool__kind_caller_service = {
+static const spool__job_kind_t kind_caller_service = {
     .name = "caller slot service", .execute = serve_slot, .describe = service_describe};
+SPOOL__JOB_KIND_ROW(kind_caller_service);
 
 bool spool__caller_run(spool_pool_t *pool, spool_fn fn, void *arg, spool__context_t made_in)
 {

@@ -47,10 +47,9 @@ static void install_job_execute(spool__job_t *job)
         spool__lock_latch_set(j->lock);
 }
 
-bool spool__install_from_worker(const spool__job_t *job, const void *unused)
+static bool install_from_worker(const spool__job_t *job)
 {
-    (void)unused;
-    return spool__job_kind(job) == &spool__kind_install && ((const install_job_t *)job)->from_worker;
+    return ((const install_job_t *)job)->from_worker;
 }
 
 static void install_describe(const spool__job_t *job, spool__job_info_t *info)
@@ -65,10 +64,12 @@ static spool__context_t install_label(const spool__job_t *job)
 }
 
 /* On the installer's stack, in the pool's queue only. */
-const spool__job_kind_t spool__kind_install = {.name = "install",
+static const spool__job_kind_t kind_install = {.name = "install",
                                                .execute = install_job_execute,
                                                .label = install_label,
-                                               .describe = install_describe};
+                                               .describe = install_describe,
+                                               .from_worker = install_from_worker};
+SPOOL__JOB_KIND_ROW(kind_install);
 
 int spool__pool_run_root(spool_pool_t *pool, spool_fn fn, void *arg)
 {
@@ -95,7 +96,7 @@ int spool__pool_run_in_worker(spool_pool_t *pool, spool_fn fn, void *arg)
         /* A worker of another pool keeps running its own pool's jobs while
          * it waits: pools installing into each other cannot deadlock. */
         spool__spin_latch_t latch;
-        spool__spin_latch_init(&latch, w, true);
+        spool__worker_latch_init(&latch, w, true);
         job.spin = &latch;
         err = spool__pool_inject(pool, &job.base, NULL);
         if (err == 0) {

@@ -103,6 +103,17 @@ void spool__pool_unref(spool_pool_t *pool)
         pool_free(pool, pool->num_threads + 1);
 }
 
+/* The pool's sleep state lives as long as the pool (sleep.h's keeper). */
+static void keep_sleep(void *pool)
+{
+    spool__pool_ref(pool);
+}
+
+static void release_sleep(void *pool)
+{
+    spool__pool_unref(pool);
+}
+
 /* ---- creation and destruction ------------------------------------------ */
 
 /* Threads per CPU above which SPOOL_NUM_THREADS is taken for a mistake:
@@ -188,6 +199,7 @@ static int pool_new(const spool_config_t *config, unsigned n, bool lend_slot, bo
     if ((err = STEP(spool__sleep_init(&pool->sleep, n + 1, n))) != 0)
         goto no_sleep;
     spool__sleep_set_rounds(&pool->sleep, n, spool__places_cpu_count());
+    spool__sleep_set_keeper(&pool->sleep, keep_sleep, release_sleep, pool);
     if ((err = STEP(spool__injector_init(&pool->injector))) != 0)
         goto no_injector;
     if ((err = STEP(spool__job_pool_init(&pool->job_pool))) != 0)

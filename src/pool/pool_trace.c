@@ -11,19 +11,6 @@
 
 #include "worker/worker.h"
 
-void spool__trace_describe(const spool__job_t *job, spool__job_info_t *info)
-{
-    spool__job_kind(job)->describe(job, info);
-}
-
-void spool__trace_describe_call(void (*fn)(void *), void *arg, spool__job_info_t *info)
-{
-    if (spool__loop_describe(fn, arg, info))
-        return;
-    info->fn = spool__fn_bits((void (*)(void))fn);
-    info->arg = (uint64_t)(uintptr_t)arg;
-}
-
 #if SPOOL__TRACE_ENABLED
 
 static int trace_start_locked(spool_pool_t *pool, size_t records_per_worker)

@@ -134,9 +134,6 @@ int spool__pool_run_in_worker(spool_pool_t *pool, spool_fn fn, void *arg);
  * scope or isolation from outside): the caller runs fn itself as the pool's
  * caller if it is outside any pool and the slot is free (caller.h). */
 int spool__pool_run_root(spool_pool_t *pool, spool_fn fn, void *arg);
-/* A spool__injector_keep_fn (install.c): is job an install made by a
- * worker of another pool?  The wait loop's isolated waiters take those. */
-bool spool__install_from_worker(const spool__job_t *job, const void *unused);
 
 /* The pool's timeline (pool_trace.c): at creation (reads SPOOL_TRACE; 0 or
  * an errno value), at destroy once the workers are joined (writes

@@ -17,7 +17,7 @@ static SPOOL__ALWAYS_INLINE void scope_init(spool_scope_t *s, spool_pool_t *pool
                                             spool__worker_t *owner, bool fifo, bool in_place,
                                             spool_scope_t *parent)
 {
-    if (spool__count_latch_init(&s->latch, owner, false) != 0)
+    if (spool__worker_count_latch_init(&s->latch, owner, false) != 0)
         spool__abort("cannot initialise a scope's latch");
     atomic_init(&s->cancelled, 0);
     s->parent = parent;
@@ -91,7 +91,7 @@ static SPOOL__ALWAYS_INLINE void scope_complete(spool_scope_t *s, spool_pool_t *
         }
         free(s->fifos);
     }
-    if (owner == NULL) /* the latch is a lock latch (spool__count_latch_init) */
+    if (owner == NULL) /* the latch is a lock latch (spool__worker_count_latch_init) */
         spool__count_latch_destroy(&s->latch);
     /* Relaxed: set by a job of the scope or its body, both done by now. */
     if (SPOOL__UNLIKELY(atomic_load_explicit(&s->cancelled, memory_order_relaxed) != 0))
@@ -442,18 +442,20 @@ static void block_describe(const spool__job_t *job, spool__job_info_t *info)
     info->arg = (uint64_t)(uintptr_t)b->entries[b->count - 1].arg;
 }
 
-const spool__job_kind_t spool__kind_local_block = {.name = "local block",
+static const spool__job_kind_t kind_local_block = {.name = "local block",
                                                    .execute = spool__scope_local_execute,
                                                    .label = block_label,
                                                    .published = spool__scope_block_published,
                                                    .describe = block_describe,
                                                    .records_calls = true};
-const spool__job_kind_t spool__kind_counted_block = {.name = "counted block",
+SPOOL__JOB_KIND_ROW(kind_local_block);
+static const spool__job_kind_t kind_counted_block = {.name = "counted block",
                                                      .execute = spool__scope_counted_execute,
                                                      .label = block_label,
                                                      .published = spool__scope_block_published,
                                                      .describe = block_describe,
                                                      .records_calls = true};
+SPOOL__JOB_KIND_ROW(kind_counted_block);
 
 /* spawn_local's new block b, pushed on w's deque, the open one from then.
  * The common case (a private push) calls nothing, so saves no register. */

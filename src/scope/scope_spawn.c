@@ -32,10 +32,11 @@ static spool__context_t scope_job_label(const spool__job_t *job)
 }
 
 /* A spawn counted when made (scope.h): one call, in a heap job. */
-const spool__job_kind_t spool__kind_scope_spawn = {.name = "scope spawn",
+static const spool__job_kind_t kind_scope_spawn = {.name = "scope spawn",
                                                    .execute = scope_job_execute,
                                                    .label = scope_job_label,
                                                    .describe = spool__describe_heap_job};
+SPOOL__JOB_KIND_ROW(kind_scope_spawn);
 
 /* A FIFO scope's FIFO's calls (job_fifo.h); the context is the scope. */
 static void scope_fifo_run(void *ctx, spool__fifo_call_t call)

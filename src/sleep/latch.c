@@ -1,10 +1,30 @@
-/* Latches: the out-of-line parts (see latch.h).  Setting a spin latch and
- * a count latch's cold wait need the owner's pool: worker/latch_set.c. */
+/* Latches: the out-of-line parts (see latch.h).  A count latch's cold wait
+ * runs its owner's wait loop: worker/latch_set.c. */
 #include "sleep/latch.h"
 
 #include <sched.h>
 
 #include "platform/tuning.h"
+#include "sleep/sleep.h"
+
+void spool__spin_latch_set(spool__spin_latch_t *l)
+{
+    /* Copy what we need first: once set, the owner may return and free l. */
+    spool__sleep_t *s = l->sleep;
+    unsigned target = l->target;
+    if (l->cross) {
+        /* The owner's pool may also be destroyed once it returns: hold its
+         * sleep state (sleep.h). */
+        void *keeper = s->keeper;
+        void (*release)(void *) = s->release;
+        s->hold(keeper);
+        if (spool__core_latch_set(&l->core))
+            spool__sleep_notify_worker_latch_is_set(s, target);
+        release(keeper);
+    } else if (spool__core_latch_set(&l->core)) {
+        spool__sleep_notify_worker_latch_is_set(s, target);
+    }
+}
 
 int spool__lock_latch_init(spool__lock_latch_t *l)
 {

@@ -16,8 +16,7 @@
 #include "platform/atomics.h"
 #include "platform/stats.h"
 
-struct spool_pool;
-struct spool__worker;
+struct spool__sleep;
 
 enum {
     SPOOL__LATCH_UNSET = 0,
@@ -79,21 +78,24 @@ static inline bool spool__core_latch_set(spool__core_latch_t *l)
            SPOOL__LATCH_SLEEPING;
 }
 
-/* A core latch owned by a worker, e.g. the latch of join's second half.
- * cross: the setter may run in another pool, which must keep the owner's
- * pool alive until the wake-up is done (the owner may return, and its pool be
- * destroyed, as soon as the latch is set). */
+/* A core latch owned by a worker, e.g. the latch of join's second half:
+ * its setter wakes the owner, thread target of sleep state sleep.  cross:
+ * the setter may run in another pool, and holds the owner's sleep state
+ * through its keeper until the wake-up is done (the owner may return, and
+ * its pool be destroyed, as soon as the latch is set; sleep.h). */
 typedef struct spool__spin_latch {
     spool__core_latch_t core;
-    struct spool__worker *owner; /* its pool and index say whom to wake */
+    struct spool__sleep *sleep;
+    unsigned target;
     bool cross;
 } spool__spin_latch_t;
 
-static inline void spool__spin_latch_init(spool__spin_latch_t *l, struct spool__worker *owner,
-                                          bool cross)
+static inline void spool__spin_latch_init(spool__spin_latch_t *l, struct spool__sleep *sleep,
+                                          unsigned target, bool cross)
 {
     spool__core_latch_init(&l->core);
-    l->owner = owner;
+    l->sleep = sleep;
+    l->target = target;
     l->cross = cross;
 }
 
@@ -127,8 +129,9 @@ void spool__lock_latch_wait(spool__lock_latch_t *l, bool woke);
 
 /*
  * A counter that sets its latch when it drops to zero (scopes).  It starts
- * at 1 for the owner.  The latch is a core latch of a worker (owner != NULL
- * at init) or, for an owner outside any pool, a lock latch.
+ * at 1 for the owner.  The latch is a core latch of a worker (sleep != NULL
+ * at init: the owner's sleep state and index) or, for an owner outside any
+ * pool, a lock latch.  The owner's wait is the worker's (worker.h).
  */
 typedef struct spool__count_latch {
     atomic_size_t counter;
@@ -141,14 +144,14 @@ typedef struct spool__count_latch {
 
 /* cross: as for spool__spin_latch_init (the setters may run in another pool
  * than the owner's). */
-static inline int spool__count_latch_init(spool__count_latch_t *l, struct spool__worker *owner,
-                                          bool cross)
+static inline int spool__count_latch_init(spool__count_latch_t *l, struct spool__sleep *sleep,
+                                          unsigned target, bool cross)
 {
     atomic_init(&l->counter, 1);
-    l->blocking = owner == NULL;
+    l->blocking = sleep == NULL;
     if (l->blocking)
         return spool__lock_latch_init(&l->lock);
-    spool__spin_latch_init(&l->spin, owner, cross);
+    spool__spin_latch_init(&l->spin, sleep, target, cross);
     return 0;
 }
 static inline void spool__count_latch_destroy(spool__count_latch_t *l)
@@ -173,20 +176,4 @@ static inline void spool__count_latch_add(spool__count_latch_t *l, size_t n)
 void spool__count_latch_set(spool__count_latch_t *l);
 /* n counts at once (n >= 1), as n calls of spool__count_latch_set. */
 void spool__count_latch_set_n(spool__count_latch_t *l, size_t n);
-void spool__count_latch_wait_cold(spool__count_latch_t *l, struct spool__worker *owner);
-/* Owner: drops its own count and waits until the counter reaches zero,
- * running other jobs meanwhile if the owner is a worker. */
-static inline void spool__count_latch_wait(spool__count_latch_t *l, struct spool__worker *owner)
-{
-    /* Only the owner's count left: no counted job is pending or running,
-     * and none can be made (only a count holder adds counts), so there is
-     * nothing to drop, set or wait for (two locked instructions saved for
-     * a scope whose spawns all stayed local).  Acquire pairs with the acq_rel
-     * decrement that left 1 and, through its release sequence, every
-     * earlier one: the jobs' effects are visible. */
-    if (atomic_load_explicit(&l->counter, memory_order_acquire) == 1)
-        return;
-    spool__count_latch_wait_cold(l, owner);
-}
-
 #endif

@@ -78,6 +78,13 @@ typedef struct spool__sleep {
     /* The most a searcher keeps looking past its rounds (ticks; 0 in a
      * pool with more threads than CPUs, for the same reason). */
     uint64_t keep_max;
+    /* What keeps this state alive: a setter of a cross latch (latch.h)
+     * holds it across its wake-up, since the owner may return and its pool
+     * be destroyed as soon as the latch is set.  Installed by the layer
+     * that owns the state (spool__sleep_set_keeper). */
+    void (*hold)(void *keeper);
+    void (*release)(void *keeper);
+    void *keeper;
 } spool__sleep_t;
 
 /* A worker's progress towards sleep, kept on its stack while it searches. */
@@ -96,6 +103,15 @@ typedef struct spool__idle_state {
  * num_idle of them counted idle until they start.  0 or an errno value. */
 int spool__sleep_init(spool__sleep_t *s, unsigned num_workers, unsigned num_idle);
 void spool__sleep_destroy(spool__sleep_t *s);
+/* Installs what keeps s alive for a cross latch's setter: hold(keeper) and
+ * release(keeper), as a reference count's increment and decrement. */
+static inline void spool__sleep_set_keeper(spool__sleep_t *s, void (*hold)(void *keeper),
+                                           void (*release)(void *keeper), void *keeper)
+{
+    s->hold = hold;
+    s->release = release;
+    s->keeper = keeper;
+}
 /* The searchers' rounds for a pool of threads threads on cpus CPUs (after
  * spool__tuning_init). */
 void spool__sleep_set_rounds(spool__sleep_t *s, unsigned threads, unsigned cpus);

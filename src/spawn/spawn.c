@@ -49,10 +49,11 @@ static spool__context_t spawn_label(const spool__job_t *job)
     return (spool__context_t){NULL, 0};
 }
 
-const spool__job_kind_t spool__kind_spawn = {.name = "spawn",
+static const spool__job_kind_t kind_spawn = {.name = "spawn",
                                              .execute = spawn_job_execute,
                                              .label = spawn_label,
                                              .describe = spool__describe_heap_job};
+SPOOL__JOB_KIND_ROW(kind_spawn);
 
 static int spawn_into(spool_pool_t *pool, spool_fn fn, void *arg, bool fifo)
 {

@@ -286,8 +286,9 @@ static spool__context_t task_label(const spool__job_t *job)
     return (spool__context_t){NULL, ((const spool_task_t *)job)->region};
 }
 
-const spool__job_kind_t spool__kind_task = {
+static const spool__job_kind_t kind_task = {
     .name = "task", .execute = task_execute, .label = task_label, .describe = task_describe};
+SPOOL__JOB_KIND_ROW(kind_task);
 
 /* ---- the API ------------------------------------------------------------------ */
 
@@ -465,7 +466,7 @@ int spool_task_wait(spool_task_t *task)
     wt.on_worker = w != NULL;
     if (wt.on_worker) {
         /* Cross: the setter may run in another pool. */
-        spool__spin_latch_init(&wt.spin, w, true);
+        spool__worker_latch_init(&wt.spin, w, true);
     } else if (spool__lock_latch_init(&wt.lock) != 0) {
         spool__task_unlock(task);
         /* No latch to block on: poll, as a yield loop (finished, not the

@@ -19,6 +19,21 @@
 
 bool spool__trace_use_tsc;
 
+/* The linker's bounds of the describers' section; weak: an image without
+ * loops has none. */
+extern const spool__trace_describer_t __start_spool_describers[] __attribute__((weak, visibility("hidden")));
+extern const spool__trace_describer_t __stop_spool_describers[] __attribute__((weak, visibility("hidden")));
+
+void spool__trace_describe_call(void (*fn)(void *), void *arg, spool__job_info_t *info)
+{
+    for (const spool__trace_describer_t *d = __start_spool_describers;
+         d != NULL && d < __stop_spool_describers; d++)
+        if ((*d)(fn, arg, info))
+            return;
+    info->fn = spool__fn_bits((void (*)(void))fn);
+    info->arg = (uint64_t)(uintptr_t)arg;
+}
+
 #if SPOOL__TRACE_ENABLED
 
 /* The TSC only where the kernel keeps time with it: then it is invariant and

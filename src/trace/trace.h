@@ -193,13 +193,20 @@ static inline size_t spool__trace_ring_copy(const spool__trace_ring_t *r, size_t
     return n - skip;
 }
 
-/* What job will run (its kind's describe). */
-void spool__trace_describe(const spool__job_t *job, spool__job_info_t *info);
-/* The description of a call fn(arg): the user's loop body if fn runs a part
- * of a loop, else fn and arg themselves. */
+/* The description of a call fn(arg) (read.c): what a describer of a layer
+ * above says (a loop part's call names the user's body), else fn and arg
+ * themselves. */
 void spool__trace_describe_call(void (*fn)(void *), void *arg, spool__job_info_t *info);
 
-/* A loop part's join function: the user's body (or fold) instead. */
-bool spool__loop_describe(void (*fn)(void *), void *arg, spool__job_info_t *info);
+/* A describer: true if it knows fn (a call of its layer's that runs the
+ * user's code) and has set *info. */
+typedef bool (*spool__trace_describer_t)(void (*fn)(void *), void *arg, spool__job_info_t *info);
+/* Makes describer, a function at file scope of a layer above, one that
+ * spool__trace_describe_call asks: a pointer to it in the section
+ * spool_describers of the library's image (as job.h's kinds), so that this
+ * layer names none. */
+#define SPOOL__TRACE_DESCRIBER(describer)                                                          \
+    __attribute__((used, section("spool_describers"))) static const spool__trace_describer_t      \
+        describer##_entry = describer
 
 #endif

@@ -76,10 +76,11 @@ static void frame_describe(const spool__job_t *job, spool__job_info_t *info)
 
 /* A typed spawn its thief took: on its owner's frame deque, its context
  * the frame context entry covering its index. */
-const spool__job_kind_t spool__kind_frame = {.name = "typed frame",
+static const spool__job_kind_t kind_frame = {.name = "typed frame",
                                              .execute = frame_execute,
                                              .label = frame_label,
                                              .describe = frame_describe};
+SPOOL__JOB_KIND_ROW(kind_frame);
 
 /* Is a frame of a region's code among w's? */
 static bool frames_regional(const spool__worker_t *w)

@@ -2,7 +2,7 @@
  * Internal: a worker's typed frames (frame_jobs.c; frames/frames.md): its
  * frame deque, made on its first typed task, what its publication tells
  * the sleepers, the contexts of its frames, and a frame a thief takes,
- * which the take returns as a job of kind spool__kind_frame.
+ * which the take returns as a job of its own kind (frame_jobs.c).
  */
 #ifndef SPOOL_FRAME_JOBS_H
 #define SPOOL_FRAME_JOBS_H
@@ -25,8 +25,6 @@ typedef struct spool__frame_job {
     unsigned victim;     /* the frame's owner, whom its state may wake */
     spool__context_t ctx; /* the frame's context, its label */
 } spool__frame_job_t;
-
-extern const spool__job_kind_t spool__kind_frame;
 
 /* w's frame deque (w is the calling worker), made on first use.  Aborts if
  * there is no memory for it, as a thread's stack overflow would. */

@@ -210,25 +210,28 @@ static void ticket_describe(const spool__job_t *job, spool__job_info_t *info)
     info->arg = (uint64_t)(uintptr_t)job;
 }
 
-const spool__job_kind_t spool__kind_private_ticket = {
+static const spool__job_kind_t kind_private_ticket = {
     .name = "private ticket",
     .execute = spool__fifo_ticket_private_execute,
     .label = ticket_label,
     .published = spool__fifo_ticket_published,
     .describe = ticket_describe,
     .records_calls = true};
-const spool__job_kind_t spool__kind_local_ticket = {.name = "local ticket",
+SPOOL__JOB_KIND_ROW(kind_private_ticket);
+static const spool__job_kind_t kind_local_ticket = {.name = "local ticket",
                                                     .execute = spool__fifo_ticket_local_execute,
                                                     .label = ticket_label,
                                                     .published = spool__fifo_ticket_published,
                                                     .describe = ticket_describe,
                                                     .records_calls = true};
-const spool__job_kind_t spool__kind_ticket = {.name = "ticket",
+SPOOL__JOB_KIND_ROW(kind_local_ticket);
+static const spool__job_kind_t kind_ticket = {.name = "ticket",
                                               .execute = spool__fifo_ticket_execute,
                                               .label = ticket_label,
                                               .published = spool__fifo_ticket_published,
                                               .describe = ticket_describe,
                                               .records_calls = true};
+SPOOL__JOB_KIND_ROW(kind_ticket);
 /* Out of line so that an added reference (spool__worker_push_fifo) saves
  * no register.  A thief that asked gets the open ticket
  * first (publishing closes it), as a push would publish it (rule 2). */

@@ -90,13 +90,6 @@ static inline bool spool__fifo_ticket_is_open(const spool__heap_job_t *t, bool l
            (local ? spool__fifo_ticket_local_execute : spool__fifo_ticket_private_execute);
 }
 
-static inline bool spool__job_is_fifo_ticket(const spool__job_t *job)
-{
-    const spool__job_kind_t *k = spool__job_kind(job);
-    return k == &spool__kind_private_ticket || k == &spool__kind_local_ticket ||
-           k == &spool__kind_ticket;
-}
-
 /* Publication of job, a ticket in the publishing worker's private part: a
  * private one is closed (no reference joins it any more).  Returns how many
  * references it holds. */

@@ -20,11 +20,12 @@ static void lend_describe(const spool__job_t *job, spool__job_info_t *info)
 }
 
 /* Never on a deque; runs at its worker's top level, in no context. */
-const spool__job_kind_t spool__kind_lend = {
+static const spool__job_kind_t kind_lend = {
     .name = "lend",
     .execute = lend_execute,
     .describe = lend_describe,
 };
+SPOOL__JOB_KIND_ROW(kind_lend);
 
 void spool__lend_init(spool__lend_t *l, void (*fn)(void *arg), void *arg)
 {
@@ -97,7 +98,8 @@ int spool__park_init(spool__park_t *p)
     /* cross: the setter may be outside the pool (an outside thread that
      * leads a team of its workers), which must keep the pool alive until
      * its wake-up is done. */
-    spool__spin_latch_init(&p->spin, w, true);
+    p->owner = w;
+    spool__worker_latch_init(&p->spin, w, true);
     return 0;
 }
 
@@ -106,7 +108,7 @@ void spool__park_wait(spool__park_t *p)
     if (p->blocking)
         spool__lock_latch_wait(&p->lock, false);
     else
-        spool__wait_until(p->spin.owner, &p->spin.core);
+        spool__wait_until(p->owner, &p->spin.core);
 }
 
 void spool__park_set(spool__park_t *p)

@@ -81,6 +81,7 @@ SPOOL_API unsigned spool__pool_cpus(const spool_pool_t *pool);
  */
 typedef struct spool__park {
     bool blocking;
+    struct spool__worker *owner; /* the waiting worker (not blocking) */
     union {
         spool__spin_latch_t spin;
         spool__lock_latch_t lock;

@@ -117,6 +117,14 @@ static bool of_region(const void *arg, int64_t t, uint64_t tag)
     return spool__ctx_lookup(&r->victim->ctx, t).region == r->region;
 }
 
+/* A spool__injector_keep_fn: is job one a worker of another pool waits for
+ * (an install from it)?  The isolated waiters take those (job.h). */
+static bool from_worker(const spool__job_t *job, const void *unused)
+{
+    (void)unused;
+    const spool__job_kind_t *k = spool__job_kind(job);
+    return k->from_worker != NULL && k->from_worker(job);
+}
 /* Steals for w, with filter region (0: any job): a sweep of the other
  * workers from a random one (or, in a region, the next one), another if
  * any steal lost a race.  NULL if none. */
@@ -196,7 +204,7 @@ spool__job_t *spool__take(spool__worker_t *w, spool__filter_t f, spool__taken_t 
     if (f.region != 0) {
         /* An install by another pool's worker: it needs one of ours, and
          * that worker may hold up our region (it runs in our region). */
-        job = spool__injector_take_if(&pool->injector, spool__install_from_worker, NULL);
+        job = spool__injector_take_if(&pool->injector, from_worker, NULL);
         if (job != NULL) {
             t->from = SPOOL__FROM_INJECTOR;
             goto found;
@@ -247,7 +255,7 @@ static SPOOL__NOINLINE void run_traced(spool__worker_t *w, spool__trace_t *tr, s
     }
     spool__trace_ring_t *ring = &tr->rings[w->index];
     spool__job_info_t info;
-    spool__trace_describe(job, &info);
+    spool__job_describe(job, &info);
     unsigned depth = ring->depth++;
     unsigned saved = w->drop_level;
     w->drop_level = 0;
@@ -347,7 +355,7 @@ static bool region_has_work(void *arg)
         return true;
     return spool__deque_len(&w->broadcasts) > 0 ||
            (w->index < pool->num_threads && spool__slot_needs_serving(pool)) ||
-           spool__injector_has_if(&pool->injector, spool__install_from_worker, NULL);
+           spool__injector_has_if(&pool->injector, from_worker, NULL);
 }
 
 /* Searches with filter f until a job turns up (returned, *t says where

@@ -364,4 +364,38 @@ static inline int spool__worker_push_fifo(spool__worker_t *w, spool__job_fifo_t 
     return spool__job_fifo_push_ticket(w, f, fn, arg, local);
 }
 
+/* ---- latches owned by a worker (sleep/latch.h) -------------------------------- */
+
+/* A spin latch owned by w: its setter wakes w through w's pool's sleep
+ * state (held by a cross setter through the pool's keeper). */
+static inline void spool__worker_latch_init(spool__spin_latch_t *l, spool__worker_t *w, bool cross)
+{
+    spool__spin_latch_init(l, &w->pool->sleep, w->index, cross);
+}
+
+/* A count latch owned by w, or by a thread outside any pool (w NULL: a
+ * lock latch).  0 or an errno value (the lock latch's mutex). */
+static inline int spool__worker_count_latch_init(spool__count_latch_t *l, spool__worker_t *w,
+                                                 bool cross)
+{
+    return w == NULL ? spool__count_latch_init(l, NULL, 0, cross)
+                     : spool__count_latch_init(l, &w->pool->sleep, w->index, cross);
+}
+
+void spool__count_latch_wait_cold(spool__count_latch_t *l, spool__worker_t *owner);
+/* Owner: drops its own count and waits until the counter reaches zero,
+ * running other jobs meanwhile if the owner is a worker. */
+static inline void spool__count_latch_wait(spool__count_latch_t *l, spool__worker_t *owner)
+{
+    /* Only the owner's count left: no counted job is pending or running,
+     * and none can be made (only a count holder adds counts), so there is
+     * nothing to drop, set or wait for (two locked instructions saved for
+     * a scope whose spawns all stayed local).  Acquire pairs with the acq_rel
+     * decrement that left 1 and, through its release sequence, every
+     * earlier one: the jobs' effects are visible. */
+    if (atomic_load_explicit(&l->counter, memory_order_acquire) == 1)
+        return;
+    spool__count_latch_wait_cold(l, owner);
+}
+
 #endif
