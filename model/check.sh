@@ -6,7 +6,7 @@
 #  - the same with a broadcast (-DBROADCAST);
 #  - the same with worker 0 holding a private job of the split deque
 #    (-DSPLIT), published on demand;
-#  - the same with worker 1 claimed for a lend (-DLEND, worker/lend.md),
+#  - the same with worker 1 claimed for a lend (-DLEND, scheduler/lend.md),
 #    and the final check without the dock (-DNO_LEND_CHECK), which spin
 #    must find;
 #  - a fresh worker counted idle twice (-DFRESH_COUNTED_TWICE): a poster
@@ -19,7 +19,7 @@
 #    each of its deliberate bugs, which spin must find;
 #  - the caller slot's hand-over (model/caller.pml): as built, and with each
 #    of its deliberate bugs, which spin must find;
-#  - the wait layer's joint invariant (model/wait.pml, src/worker/wait.md): as
+#  - the wait layer's joint invariant (model/wait.pml, src/scheduler/wait.md): as
 #    built, and with one deliberate bug per mechanism, which spin must find.
 #
 # Bounds.  The largest state spaces (the sleep protocol with two injected
@@ -43,9 +43,9 @@ esac
 # The modelled sources: the models, this script, and the code they model.
 sources_hash() {
   (cd "$root" && cat model/*.pml model/check.sh src/sleep/sleep.c src/sleep/sleep.h \
-     src/sleep/latch.c src/sleep/latch.h src/worker/latch_set.c \
-     src/pool/caller.c src/pool/caller.h src/registry/caller_slot.h \
-     src/worker/wait.c src/worker/wait.h src/worker/lend.c src/worker/lend.h |
+     src/sleep/latch.c src/sleep/latch.h src/scheduler/latch_set.c \
+     src/pool/caller.c src/pool/caller.h src/scheduler/caller_slot.h \
+     src/scheduler/wait.c src/scheduler/wait.h src/scheduler/lend.c src/scheduler/lend.h |
      sha256sum | cut -d' ' -f1)
 }
 hash=$(sources_hash)

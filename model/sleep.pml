@@ -37,7 +37,7 @@
  * publishes P with the post-work protocol, and waits until P has run
  * elsewhere: a thief that raised demand and fell asleep must be woken.
  *
- * -DLEND: a layer above claims worker 1 for a lend (src/worker/lend.md):
+ * -DLEND: a layer above claims worker 1 for a lend (src/scheduler/lend.md):
  * each worker's dock is IDLE while it searches, BUSY while it runs a job,
  * or CLAIMED; the lender CASes IDLE to CLAIMED once it finds it idle, then
  * (ClaimFence) reads the counters and wakes worker 1 if anyone sleeps, and

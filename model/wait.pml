@@ -1,8 +1,8 @@
 /*
- * A model of the wait layer's joint invariant (src/worker/wait.md), for spin.
+ * A model of the wait layer's joint invariant (src/scheduler/wait.md), for spin.
  *
  * Two workers (W0, W1) and the caller slot's thread (C, index 2) go through
- * five phases; in each, threads wait (src/worker/wait.c's loop: take with a
+ * five phases; in each, threads wait (src/scheduler/wait.c's loop: take with a
  * filter, run, else a final check and sleep) for latches that are set only
  * after jobs they do not hold have run.  The invariant W says that such a
  * job is always running or takeable by a thread that is awake or will be

@@ -5,7 +5,7 @@
  * task (its arrival, or the drop of the last task) starts the next
  * generation.  A waiter runs the team's queued tasks, spins, then parks: a
  * lent worker in its pool's wait loop, an outside thread on a lock latch
- * (worker/lend.h).  A waiter registers on what it waits for before it
+ * (scheduler/lend.h).  A waiter registers on what it waits for before it
  * parks and looks once more; whoever makes it ready (the releasing thread,
  * a completion, a thread that passes a turn) and a thread that queues a
  * task look for registered waiters and set the park of each they claim

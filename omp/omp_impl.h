@@ -2,7 +2,7 @@
  * Internal: libspool-omp, gcc's OpenMP ABI on spool's pool (omp.md).
  *
  * A team is a region's threads: the encountering thread (thread 0) and
- * workers of its pool lent to it while they were idle (worker/lend.h),
+ * workers of its pool lent to it while they were idle (scheduler/lend.h),
  * each running the region's function as an implicit task.  Per thread:
  * its team state (which team, which thread of it, levels, where it is in
  * the team's worksharing constructs) and its current task (the ICVs).
@@ -19,7 +19,7 @@
 
 #include "spool.h"
 
-#include "worker/lend.h"
+#include "scheduler/lend.h"
 
 /* The ABI's entry points: every GOMP_ and omp_ name libgomp.so.1 exports. */
 #define SPOOL_OMP_API __attribute__((visibility("default")))

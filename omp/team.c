@@ -74,7 +74,7 @@ void spool__omp_thread_setup(spool__omp_thread_t *thr)
 
 void spool__omp_park_wait(spool__park_t *p)
 {
-    /* A lent worker's park runs its pool's jobs (worker/lend.h): they run
+    /* A lent worker's park runs its pool's jobs (scheduler/lend.h): they run
      * as outside any OpenMP region (level 0, in the thread's initial
      * task), not inside the region this thread waits in. */
     spool__omp_thread_t *thr = &spool__omp_tls;

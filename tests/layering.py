@@ -9,13 +9,13 @@ down, naming its folders as "name/".  Three rules:
     there exists.
  2. A file includes, of src/'s headers, only those of its own folder and of
     folders in lower layers (written "folder/name.h").  So the layers, and
-    therefore the folders, make no circle, and nothing below the registry
+    therefore the folders, make no circle, and nothing below the scheduler
     (the worker's folder) includes the worker's header.
  3. Every source file and protocol document of src/ is named in
     doc/design.md as "folder/file".
 
 Before checking the tree it checks itself: an include from the deque to the
-registry, one from the registry to the scopes, one between two folders of
+scheduler, one from the scheduler to the scopes, one between two folders of
 the same layer and a file the design page does not name must each be
 rejected.
 
@@ -118,8 +118,8 @@ def main():
         return 1
     # The check must reject broken trees before it passes this one.
     same = next((names for names in rank_list if len(names) > 1), None)
-    planted = [("deque -> worker", "deque", "worker/worker.h"),
-               ("registry -> scope", "registry", "scope/scope.h")]
+    planted = [("deque -> scheduler", "deque", "scheduler/worker.h"),
+               ("scheduler -> scope", "scheduler", "scope/scope.h")]
     if same is not None:
         planted.append((f"{same[0]} -> {same[1]}", same[0], f"{same[1]}/x.h"))
     for name in extra:

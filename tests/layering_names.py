@@ -108,12 +108,12 @@ def main():
     rank = {n: i for i, names in enumerate(rank_list) for n in names}
     rank["omp"] = len(rank_list)
     defined, used = symbols(sys.argv[2:])
-    if "worker" not in used or "omp" not in used:
-        print("layering_names: no objects of src/worker/ or omp/ given", file=sys.stderr)
+    if "scheduler" not in used or "omp" not in used:
+        print("layering_names: no objects of src/scheduler/ or omp/ given", file=sys.stderr)
         return 1
     # The check must reject broken objects before it passes these.
     worker_name = next(n for n, f in sorted(defined.items())
-                       if f == "worker" and n.startswith("spool__"))
+                       if f == "scheduler" and n.startswith("spool__"))
     same = next((names for names in rank_list if len(names) > 1), None)
     inner = next(n for n, f in sorted(defined.items())
                  if f not in ("omp",) and n.startswith("spool__") and n not in hooks)

@@ -51,10 +51,10 @@ grep -qx spool_join <<<"$symbols" || fail "libspool.so does not export spool_joi
 abi=$(awk '/^#define SPOOL_INLINE_ABI /{print $3}' "$prefix/include/spool_inline.h")
 [ -n "$abi" ] || fail "spool_inline.h defines no SPOOL_INLINE_ABI"
 # The other internal names it exports are the hooks libspool-omp uses,
-# declared in src/worker/lend.h (never installed; doc/design.md).
-hooks=$(grep -hE '^SPOOL_API' "$src/src/worker/lend.h" | grep -oE 'spool__[a-z0-9_]+ *\(' |
+# declared in src/scheduler/lend.h (never installed; doc/design.md).
+hooks=$(grep -hE '^SPOOL_API' "$src/src/scheduler/lend.h" | grep -oE 'spool__[a-z0-9_]+ *\(' |
         tr -d ' (' | sort -u)
-[ -n "$hooks" ] || fail "src/worker/lend.h declares no hooks"
+[ -n "$hooks" ] || fail "src/scheduler/lend.h declares no hooks"
 # And the names of the inline ABI before it, kept for programs built
 # against spool 0.6 (src/job/abi_v3.h), each of them exported.
 kept=$(grep -hE '^SPOOL_API' "$src/src/job/abi_v3.h" | sed -E 's/\(.*//; s/ __attribute__.*//; s/;$//' |
@@ -66,7 +66,7 @@ done
 bad=$(grep '^spool__' <<<"$symbols" | grep -v "_v$abi\$" | grep -vxF "$hooks" | grep -vxF "$kept" || true)
 [ -z "$bad" ] || fail "libspool.so exports internal names not of inline ABI $abi, kept or hooks: $bad"
 for name in $hooks; do
-  grep -qx "$name" <<<"$symbols" || fail "worker/lend.h declares the hook $name, libspool.so lacks it"
+  grep -qx "$name" <<<"$symbols" || fail "scheduler/lend.h declares the hook $name, libspool.so lacks it"
 done
 header_names=$(cat "$prefix/include/spool_inline.h" "$prefix/include/spool_typed.h" |
                grep -oE 'spool__[a-z0-9_]+_v[0-9]+\b' | sort -u)

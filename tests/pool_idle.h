@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 #include "test_util.h"
 
 /* Waits until the sleep counters count every worker of pool inactive

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 #include <pthread.h>
 
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 #include "scope/scope.h"
 #include "spool.h"
 #include "test_util.h"

@@ -9,7 +9,7 @@
 #include <pthread.h>
 
 #include "sleep/latch.h"
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 #include "test_util.h"
 
 static void test_core_latch_states(void **state)

@@ -12,7 +12,7 @@
 
 #include "spool.h"
 #include "platform/test_hooks.h"
-#include "registry/pool.h"
+#include "scheduler/pool.h"
 #include "test_util.h"
 
 enum { MAX_INDEX = 64 };

@@ -1,4 +1,4 @@
-/* A scope's spawns (src/scope/scope_spawn.c, src/worker/job_fifo.c, scope.md): spawn
+/* A scope's spawns (src/scope/scope_spawn.c, src/scheduler/job_fifo.c, scope.md): spawn
  * blocks and FIFO tickets keep their order, coarse spawns are shared,
  * private spawns are published when asked for, FIFO spawns raced for by
  * many workers run once (spawn memory: test_block_cache.c). */
@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "pool_idle.h"
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 #include "scope/scope.h"
 #include "spool.h"
 #include "test_util.h"

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "pool_idle.h"
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 #include "test_util.h"
 
 #ifdef SPOOL_TRACING

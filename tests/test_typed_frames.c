@@ -1,5 +1,5 @@
 /* Typed tasks' frames on their threads' frame deques (join/typed_frames.c,
- * worker/frame_jobs.c; frames/frames.md): a stolen frame runs in its
+ * scheduler/frame_jobs.c; frames/frames.md): a stolen frame runs in its
  * spawner's context (a cancelled scope reaches it, an isolation region
  * holds on its thief), the timeline shows it as a stolen job and its sync
  * as a wait, frames too large for a cell are stolen through their forks,

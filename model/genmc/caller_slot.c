@@ -1,5 +1,5 @@
 /*
- * GenMC client for the caller slot's hand-over (src/registry/caller_slot.h), under RC11
+ * GenMC client for the caller slot's hand-over (src/scheduler/caller_slot.h), under RC11
  * and IMM.  Two outside callers each try to take the slot; a holder
  * updates the slot worker's owner-only state (plain fields: the deque's
  * bottom and a cache count, as its worker would) and checks it finds them
@@ -16,7 +16,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "registry/caller_slot.h"
+#include "scheduler/caller_slot.h"
 
 static atomic_int taken;
 static long bottom, cached; /* the slot worker's owner-only fields */

@@ -1,5 +1,5 @@
 /*
- * GenMC client for FIFO tickets (src/worker/job_fifo.c, fifo.md),
+ * GenMC client for FIFO tickets (src/scheduler/job_fifo.c, fifo.md),
  * under RC11 and IMM, on the real split deque and the real FIFO queue
  * (src/queue/fifo_queue.h, with segments of 1 and 2 slots here).  The owner
  * (main) makes JOBS (3) FIFO spawns as spool__worker_push_fifo does: the

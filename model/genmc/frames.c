@@ -2,7 +2,7 @@
  * GenMC client for the frame deque of typed tasks (src/frames/frames.h,
  * frames.md), under RC11 and IMM: the owner's spawns and syncs with
  * spool_typed.h's fast tests and frames.h's slow paths, two thieves that
- * steal (and ask), and a thief's run as worker/frame_jobs.c does it: read
+ * steal (and ask), and a thief's run as scheduler/frame_jobs.c does it: read
  * the frame, write the result in its place, set the cell's latch.
  *
  * Phase 1, racing two thieves that try once each: J0 spawned (public:
@@ -125,7 +125,7 @@ static void sync_frame(int id)
     spool__frames_stolen_done(D, head);
 }
 
-/* A thief's take and run (worker/frame_jobs.c's frame_execute). */
+/* A thief's take and run (scheduler/frame_jobs.c's frame_execute). */
 static void try_steal(void)
 {
     int64_t i;

@@ -1,5 +1,5 @@
 /*
- * GenMC client for a worker's dock (src/worker/lend.h; lend.md), under
+ * GenMC client for a worker's dock (src/scheduler/lend.h; lend.md), under
  * RC11 and IMM.  Two claimers each prepare a lend record (a plain field)
  * and claim the worker's dock; the worker, as its top level does, closes
  * the dock on a job its take found, reopens it to search, looks at it in
@@ -26,7 +26,7 @@ typedef struct {
     int unused;
 } pthread_cond_t;
 
-#include "worker/lend.h"
+#include "scheduler/lend.h"
 
 typedef struct record {
     spool__job_t job; /* first: the dock holds its address */

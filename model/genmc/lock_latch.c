@@ -59,7 +59,7 @@ static int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
  * here (the waiter's own bounded look is main's). */
 spool__tuning_t spool__tuning;
 
-/* What latch.c calls elsewhere in spool (worker/latch_set.c); never
+/* What latch.c calls elsewhere in spool (scheduler/latch_set.c); never
  * reached on this path. */
 void spool__spin_latch_set(spool__spin_latch_t *l)
 {

@@ -1,6 +1,6 @@
 /*
  * GenMC client for the caller slot's server and the releaser's look
- * (src/registry/caller_slot.h; src/pool/caller.md, H5 and H6), under RC11
+ * (src/scheduler/caller_slot.h; src/pool/caller.md, H5 and H6), under RC11
  * and IMM.  The slot starts held by main, an outside caller.  A
  * broadcaster queues JOBS runs on the slot's broadcast queue, one per
  * broadcast, each pushed with the pool's lock held and posted under it, as
@@ -26,7 +26,7 @@
 #define DEQUE_CLIENT_PLAIN 1 /* its thief is unused: the holders take */
 #include "deque_client.h"
 
-#include "registry/caller_slot.h"
+#include "scheduler/caller_slot.h"
 
 void __VERIFIER_assume(bool);
 

@@ -15,7 +15,7 @@
 #include "pool/caller.h"
 #include "pool/global.h"
 #include "scope/scope.h"
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 typedef enum { BROADCAST_WAIT, BROADCAST_DETACHED, BROADCAST_SCOPE } broadcast_kind_t;
 

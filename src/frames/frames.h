@@ -12,7 +12,7 @@
  * thief that finds no public cell, or takes the last one, asks: the
  * owner's next spawn or sync fails its fast test (limit, floor) and
  * publishes every private cell.  This file knows no worker; the worker
- * layer (worker/frames.c) wakes sleepers after a publication and waits for
+ * layer (scheduler/frames.c) wakes sleepers after a publication and waits for
  * a thief.
  */
 #ifndef SPOOL_FRAMES_H
@@ -121,7 +121,7 @@ static inline struct spool__frame_hdr_v4 *spool__frames_hdr(struct spool__cell_v
     return &c->hdr;
 }
 
-/* A cell's state word, the latch its thief sets (worker/frames.c). */
+/* A cell's state word, the latch its thief sets (scheduler/frames.c). */
 static inline atomic_int *spool__frames_state(struct spool__cell_v4 *c)
 {
     return (atomic_int *)(void *)&c->hdr.state;

@@ -17,7 +17,7 @@
 
 #include "pool/global.h"
 #include "scope/scope.h"
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 /* 0 is "no region". */
 static atomic_uint_least64_t last_region;

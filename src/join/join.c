@@ -3,7 +3,7 @@
 
 #include "job/abi_v3.h"
 #include "pool/global.h"
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 #if defined(__GNUC__)
 #define JOIN_INLINE inline __attribute__((always_inline))

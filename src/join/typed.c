@@ -10,8 +10,8 @@
 #include "join/typed.h"
 #include "job/abi_v3.h"
 #include "pool/global.h"
-#include "registry/pool.h"
-#include "worker/worker.h"
+#include "scheduler/pool.h"
+#include "scheduler/worker.h"
 
 /* Address space a thread's frame stack reserves; pages are touched only as
  * frames reach them. */

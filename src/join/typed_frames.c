@@ -5,7 +5,7 @@
 
 #include "frames/frames.h"
 #include "join/typed.h"
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 /* A thread outside any pool runs typed tasks on a frame deque of its own,
  * which no thief sees: its spawns and syncs never leave the fast path. */

@@ -18,7 +18,7 @@
 #include "pool/global.h"
 #include "platform/test_hooks.h"
 #include "platform/tuning.h"
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 /* A leaf's first piece, which measures the loop's pace, is 1/LEAF_PIECES
  * of it.  The times that decide splitting and the loop memo are tuning.h's

@@ -1,7 +1,7 @@
 /* The caller slot: see caller.h and caller.md. */
 #include "pool/caller.h"
 
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 /* How deep the slot's context stack is between holders: its own entry. */
 #define BASE_DEPTH 1u

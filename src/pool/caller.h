@@ -12,10 +12,10 @@
 
 #include <stdbool.h>
 
-#include "registry/caller_slot.h"
+#include "scheduler/caller_slot.h"
 
 #include "job/context.h"
-#include "registry/pool.h"
+#include "scheduler/pool.h"
 
 struct spool__worker;
 

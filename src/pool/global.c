@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "registry/pool.h"
-#include "worker/worker.h"
+#include "scheduler/pool.h"
+#include "scheduler/worker.h"
 
 /* ---- fork ---------------------------------------------------------------- */
 
@@ -143,7 +143,7 @@ unsigned spool_current_num_threads(void)
     return global != NULL ? global->num_slots : 1;
 }
 
-/* For libspool-omp (worker/lend.h's hooks). */
+/* For libspool-omp (scheduler/lend.h's hooks). */
 spool_pool_t *spool__global_pool_get(void)
 {
     return spool__global_pool();

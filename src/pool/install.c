@@ -1,9 +1,9 @@
 /* Work from outside a pool: the injector's push with its wake-up, and
  * spool_pool_install (a job run on a worker while the caller waits). */
-#include "registry/pool.h"
+#include "scheduler/pool.h"
 
 #include "pool/caller.h"
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 int spool__pool_inject(spool_pool_t *pool, spool__job_t *job, bool *woke)
 {

@@ -1,7 +1,7 @@
 /* A pool: creation and destruction, the count of work that keeps it
  * running, reference counting, statistics, and work from outside (the
  * injector and spool_pool_install).  See pool.h. */
-#include "registry/pool.h"
+#include "scheduler/pool.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -18,7 +18,7 @@
 #include "platform/test_hooks.h"
 #include "platform/tuning.h"
 #include "pool/caller.h"
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 atomic_uint spool__fork_generation;
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 #if SPOOL__TRACE_ENABLED
 

@@ -5,7 +5,7 @@
 #include <pthread.h>
 
 #include "pool/caller.h"
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 static void *server_main(void *arg)
 {

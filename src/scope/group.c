@@ -14,7 +14,7 @@
 
 #include "pool/caller.h"
 #include "pool/global.h"
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 #define GROUP_OPEN 0x73706f6fu /* "spoo": between init and wait */
 

@@ -7,7 +7,7 @@
 
 #include "pool/global.h"
 #include "platform/test_hooks.h"
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 /* Scope entry and end are inlined into each public entry point with its
  * kinds constant (FIFO or LIFO, in place or not, on a worker or not), so

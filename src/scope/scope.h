@@ -7,7 +7,7 @@
 
 #include "job/job.h"
 #include "sleep/latch.h"
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 /*
  * A block of spawns (scope.md): up to SPOOL__SPAWN_BLOCK_CAP

@@ -5,7 +5,7 @@
 
 #include "scope/scope.h"
 
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 atomic_uint spool__scopes_cancelled;
 

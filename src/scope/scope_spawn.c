@@ -8,7 +8,7 @@
 #include "scope/scope.h"
 #include "platform/test_hooks.h"
 
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 static void scope_job_execute(spool__job_t *base)
 {

@@ -12,7 +12,7 @@
 #include "scope/scope.h"
 #include "platform/test_hooks.h"
 
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 typedef struct copy_block {
     spool_scope_fn fn;

@@ -1,5 +1,5 @@
 /* Latches: the out-of-line parts (see latch.h).  A count latch's cold wait
- * runs its owner's wait loop: worker/latch_set.c. */
+ * runs its owner's wait loop: scheduler/latch_set.c. */
 #include "sleep/latch.h"
 
 #include <sched.h>

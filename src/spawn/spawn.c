@@ -3,7 +3,7 @@
 
 
 #include "pool/global.h"
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 static void spawn_job_execute(spool__job_t *base)
 {

@@ -8,9 +8,9 @@
 
 #include "pool/global.h"
 #include "sleep/latch.h"
-#include "registry/pool.h"
+#include "scheduler/pool.h"
 #include "platform/test_hooks.h"
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 /* A thread waiting for a task (spool_task_wait), on its own stack. */
 typedef struct spool__task_waiter {

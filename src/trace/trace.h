@@ -39,7 +39,7 @@ enum {
     SPOOL__FROM_BROADCAST = 3,
     /* A scope spawn run by its spawner at once, having no memory. */
     SPOOL__FROM_AT_SPAWN = 4,
-    /* A lend (worker/lend.h): run for a layer above that claimed the
+    /* A lend (scheduler/lend.h): run for a layer above that claimed the
      * worker. */
     SPOOL__FROM_LENT = 5,
     /* Or-ed in: the job was a cancelled scope's, dropped unrun. */

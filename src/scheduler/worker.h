@@ -19,17 +19,17 @@
 #include "memory/job_cache.h"
 #include "memory/copy_arena.h"
 #include "deque/demand.h"
-#include "worker/frame_jobs.h"
-#include "worker/job_fifo.h"
-#include "worker/lend.h"
+#include "scheduler/frame_jobs.h"
+#include "scheduler/job_fifo.h"
+#include "scheduler/lend.h"
 #include "sleep/latch.h"
 #include "deque/pace.h"
-#include "registry/caller_slot.h"
-#include "registry/pool.h"
+#include "scheduler/caller_slot.h"
+#include "scheduler/pool.h"
 #include "sleep/sleep.h"
 #include "platform/stats.h"
 #include "trace/trace.h"
-#include "worker/wait.h"
+#include "scheduler/wait.h"
 
 typedef struct spool__worker {
     spool__deque_t deque;

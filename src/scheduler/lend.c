@@ -1,8 +1,8 @@
 /* Lending idle workers and parking in a pool: see lend.h and lend.md. */
-#include "worker/lend.h"
+#include "scheduler/lend.h"
 
 #include "platform/places.h"
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 /* ---- the lend job ------------------------------------------------------------ */
 

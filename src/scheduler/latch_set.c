@@ -2,7 +2,7 @@
  * it): a count latch's cold wait runs the wait loop. */
 #include "sleep/latch.h"
 
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 void spool__count_latch_wait_cold(spool__count_latch_t *l, spool__worker_t *owner)
 {

@@ -2,10 +2,10 @@
  * The wait layer (wait.h, wait.md): the one take and its filter, running
  * what was taken, and the one loop every wait goes through.
  */
-#include "worker/wait.h"
+#include "scheduler/wait.h"
 
-#include "registry/pool.h"
-#include "worker/worker.h"
+#include "scheduler/pool.h"
+#include "scheduler/worker.h"
 
 /* ---- contexts of taken jobs ------------------------------------------------- */
 

@@ -13,7 +13,7 @@
 #include "frames/frames.h"
 #include "job/context.h"
 #include "job/job.h"
-#include "worker/wait.h"
+#include "scheduler/wait.h"
 
 struct spool__worker;
 

@@ -1,7 +1,7 @@
 /* A worker: setting it up, publication of its private jobs, and its
  * thread's main loop (see worker.h); its waits are wait.c's. */
 #define _GNU_SOURCE /* pthread_setname_np */
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 #include <limits.h>
 #include <stddef.h>

@@ -2,7 +2,7 @@
  * spool_yield_local): one take with the filter a wait here would have
  * (wait.h), so that a yield inside an isolation region takes only what a
  * wait there may take; and the pending-task hint. */
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 spool_yield_t spool_yield_now(void)
 {

@@ -1,10 +1,10 @@
 /* A worker's typed frames (frame_jobs.h; frames/frames.md): its frame
  * deque, the frame job a thief runs, stealing and publishing frames. */
-#include "worker/frame_jobs.h"
+#include "scheduler/frame_jobs.h"
 
 #include <stdint.h>
 
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 spool__frames_t *spool__worker_frames(spool__worker_t *w)
 {

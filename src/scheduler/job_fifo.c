@@ -1,5 +1,5 @@
 /* FIFOs and their tickets (see job_fifo.h; fifo.md). */
-#include "worker/job_fifo.h"
+#include "scheduler/job_fifo.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -8,7 +8,7 @@
 
 #include "platform/atomics.h"
 #include "platform/tuning.h"
-#include "worker/worker.h"
+#include "scheduler/worker.h"
 
 /* How a reference of ticket t runs its call: local (not counted) or not. */
 static inline spool__fifo_run_t run_of(const spool__heap_job_t *t)
