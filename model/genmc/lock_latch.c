@@ -59,11 +59,12 @@ static int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
  * here (the waiter's own bounded look is main's). */
 spool__tuning_t spool__tuning;
 
-/* What latch.c calls elsewhere in spool (scheduler/latch_set.c); never
+/* What latch.c's spin latch calls elsewhere in spool (sleep/sleep.c); never
  * reached on this path. */
-void spool__spin_latch_set(spool__spin_latch_t *l)
+bool spool__sleep_wake_specific_thread(spool__sleep_t *s, unsigned index)
 {
-    (void)l;
+    (void)s;
+    (void)index;
     abort();
 }
 
