@@ -50,7 +50,7 @@ void spool__omp_lock_word(_Atomic int *w)
     if (try_lock(w))
         return;
     for (int i = 0; i < 100; i++) {
-        spool__omp_relax();
+        spool__cpu_relax();
         if (try_lock(w))
             return;
     }

@@ -19,6 +19,7 @@
 
 #include "spool.h"
 
+#include "platform/atomics.h"
 #include "scheduler/lend.h"
 
 /* The ABI's entry points: every GOMP_ and omp_ name libgomp.so.1 exports. */
@@ -26,26 +27,21 @@
 
 #define SPOOL_OMP_LINE 64
 
-/* A spinning thread's pause (a compiler barrier for the model checker,
- * which gives the CPU's hint no meaning). */
-#if defined(SPOOL__MODEL_CHECK)
-#define spool__omp_relax() atomic_signal_fence(memory_order_seq_cst)
-#elif defined(__x86_64__) || defined(__i386__)
-#define spool__omp_relax() __builtin_ia32_pause()
-#elif defined(__aarch64__)
-#define spool__omp_relax() __asm__ __volatile__("yield" ::: "memory")
-#else
-#define spool__omp_relax() atomic_signal_fence(memory_order_seq_cst)
-#endif
-
-/* The i-th round of a spinning wait: a pause, and every 64th round a
+/* The i-th round of a spinning wait: platform/atomics.h's pause (the
+ * model checker drops its inline assembly), and every 64th round a
  * yield, so that a thread this one just woke, which the kernel often
  * queues on this CPU, runs within microseconds instead of after the spin. */
-#if defined(SPOOL__MODEL_CHECK)
-#define spool__omp_spin(i) ((void)(i), spool__omp_relax())
-#else
-#define spool__omp_spin(i) ((i) % 64 == 63 ? (void)sched_yield() : spool__omp_relax())
+static inline void spool__omp_spin(unsigned long i)
+{
+#if !defined(SPOOL__MODEL_CHECK)
+    if (i % 64 == 63) {
+        sched_yield();
+        return;
+    }
 #endif
+    (void)i;
+    spool__cpu_relax();
+}
 #define SPOOL_OMP_ALIGNED _Alignas(SPOOL_OMP_LINE)
 
 /* gcc's schedule kinds (omp.h's omp_sched_t, and the ABI's 0 for runtime). */

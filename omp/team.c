@@ -186,7 +186,7 @@ static void member_main(void *arg)
      * rest of the team are final. */
     for (unsigned spins = 0; atomic_load_explicit(&team->go, memory_order_acquire) == 0; spins++)
         if (spins < 1000)
-            spool__omp_relax();
+            spool__cpu_relax();
         else
             sched_yield();
     spool__omp_thread_t *thr = spool__omp_thread();

@@ -37,7 +37,7 @@ static spool__omp_ws_t *solo_ws(spool__omp_thread_t *thr)
 static void pause_or_yield(unsigned *spins)
 {
     if (++*spins < 1000)
-        spool__omp_relax();
+        spool__cpu_relax();
     else
         sched_yield();
 }
