@@ -46,12 +46,12 @@ static bool try_multiplier(uint64_t mul)
 
 static void build_table(void)
 {
-    /* Odd multipliers from a fixed sequence (Weyl steps of the golden
-     * ratio's): the same image builds the same table on every run with the
-     * same addresses. */
+    /* Odd multipliers from a fixed sequence (an odd start, even Weyl steps
+     * of the golden ratio's): the same image builds the same table on every
+     * run with the same addresses. */
     uint64_t mul = 0x9e3779b97f4a7c15u;
     for (unsigned t = 0; t < TRIES; t++, mul += 0x9e3779b97f4a7c16u)
-        if (try_multiplier(mul | 1)) {
+        if (try_multiplier(mul)) {
             /* Release pairs with the acquire load in spool__job_kind: the
              * table's plain writes are seen with the flag. */
             atomic_store_explicit(&table_ready, true, memory_order_release);
