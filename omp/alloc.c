@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env.h"
 #include "gomp_abi.h"
-#include "omp_impl.h"
+#include "team.h"
 
 typedef struct allocator {
     size_t alignment;

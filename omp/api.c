@@ -10,8 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "affinity.h"
+#include "env.h"
 #include "gomp_abi.h"
-#include "omp_impl.h"
+#include "team.h"
 
 SPOOL_OMP_API double omp_get_wtime(void)
 {

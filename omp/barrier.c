@@ -12,7 +12,10 @@
  * (the seq-cst pairs below). */
 #include <limits.h>
 
-#include "omp_impl.h"
+#include "barrier.h"
+#include "env.h"
+#include "task_help.h"
+#include "team.h"
 
 void spool__omp_barrier_init(spool__omp_barrier_t *b)
 {
@@ -202,7 +205,7 @@ bool spool__omp_barrier_wait(spool__omp_team_t *team, unsigned id)
         if (spool__omp_task_help(team, id))
             i = 0;
         else if (i < spin)
-            spool__omp_spin(i);
+            spool__spin_round(i);
         else
             spool__omp_park(team, id, b, true, NULL, barrier_ready, &w);
     }
@@ -294,7 +297,7 @@ void spool__omp_join_wait(spool__omp_team_t *team)
     unsigned long spin = spool__omp_spin_count(team->nthreads);
     for (unsigned long i = 0; atomic_load_explicit(&team->join, memory_order_acquire) != 0; i++) {
         if (i < spin) {
-            spool__omp_spin(i);
+            spool__spin_round(i);
             continue;
         }
         spool__omp_member_t *m0 = &team->members[0];

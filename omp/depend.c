@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env.h"
+#include "lock.h"
 #include "task.h"
 
 #define BUCKETS 256

@@ -7,9 +7,14 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
+#include "barrier.h"
+#include "env.h"
 #include "gomp_abi.h"
-#include "omp_impl.h"
+#include "loop.h"
 #include "task.h"
+#include "team.h"
+#include "wait.h"
+#include "work.h"
 
 typedef unsigned long long u64;
 

@@ -12,9 +12,12 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "affinity.h"
+#include "env.h"
 #include "gomp_abi.h"
-#include "omp_impl.h"
 #include "target.h"
+
+#include "scheduler/lend.h"
 
 spool__omp_env_t spool__omp_env;
 

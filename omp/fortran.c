@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env.h"
 #include "gomp_abi.h"
-#include "omp_impl.h"
 
 /* Functions of no arguments that return an int. */
 #define GET(name)                                                                                  \

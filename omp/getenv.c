@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 
-#include "omp_impl.h"
+#include "env.h"
 
 extern char **environ;
 

@@ -16,7 +16,7 @@
 #include <omp.h>
 #pragma GCC visibility pop
 
-#include "omp_impl.h"
+#include "base.h"
 
 typedef unsigned long long spool__omp_ull;
 

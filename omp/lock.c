@@ -4,8 +4,10 @@
 #include <sched.h>
 #include <stdalign.h>
 
+#include "env.h"
 #include "gomp_abi.h"
-#include "omp_impl.h"
+#include "lock.h"
+#include "team.h"
 
 #ifdef __linux__
 #include <linux/futex.h>

@@ -6,8 +6,13 @@
 #include <limits.h>
 #include <sched.h>
 
+#include "barrier.h"
+#include "env.h"
 #include "gomp_abi.h"
-#include "omp_impl.h"
+#include "loop.h"
+#include "team.h"
+#include "wait.h"
+#include "work.h"
 
 typedef unsigned long long u64;
 

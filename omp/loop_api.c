@@ -1,8 +1,11 @@
 /* The GOMP_loop entry points, long and unsigned long long, onto loop.c's
  * logical iteration space. */
+#include "barrier.h"
 #include "gomp_abi.h"
-#include "omp_impl.h"
+#include "loop.h"
 #include "task.h"
+#include "team.h"
+#include "work.h"
 
 typedef unsigned long long u64;
 

@@ -2,9 +2,11 @@
  * calling thread's team and levels (omp.md, "Teams"). */
 #include <limits.h>
 
+#include "barrier.h"
+#include "env.h"
 #include "gomp_abi.h"
-#include "omp_impl.h"
 #include "task.h"
+#include "team.h"
 
 SPOOL_OMP_API void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads,
                                  unsigned flags)

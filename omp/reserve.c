@@ -15,7 +15,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "omp_impl.h"
+#include "base.h"
 #include "reserve_post.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;

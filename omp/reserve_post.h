@@ -6,8 +6,11 @@
 #ifndef SPOOL_OMP_RESERVE_POST_H
 #define SPOOL_OMP_RESERVE_POST_H
 
-#include "omp_impl.h"
+#include "barrier.h"
+#include "env.h"
 #include "reserve.h"
+
+#include "scheduler/lend.h"
 
 struct spool__omp_reserve {
     /* Works posted; the thread counts those it took. */
@@ -51,7 +54,7 @@ static inline void spool__omp_reserve_await(spool__omp_reserve_t *r, unsigned lo
     for (unsigned long i = 0; i < spin; i++) {
         if (atomic_load_explicit(&r->posted, memory_order_acquire) != done)
             return;
-        spool__omp_spin(i);
+        spool__spin_round(i);
     }
     while (atomic_load_explicit(&r->posted, memory_order_acquire) == done)
         spool__omp_reserve_park(r, done);

@@ -7,9 +7,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "env.h"
 #include "gomp_abi.h"
 #include "target.h"
 #include "task.h"
+#include "team.h"
+#include "work.h"
 
 /* gcc's map kinds (the low byte of a kind; the high byte of the
  * GOMP_target_ext form is the log2 of the alignment) and target

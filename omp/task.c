@@ -5,8 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "barrier.h"
+#include "env.h"
 #include "gomp_abi.h"
 #include "task.h"
+#include "team.h"
+#include "wait.h"
 
 /* A thread defers a task only while its queue is shorter than this: past
  * it, the task runs at once (as an included task), so that a task tree

@@ -11,7 +11,9 @@
 #ifndef SPOOL_OMP_TASK_H
 #define SPOOL_OMP_TASK_H
 
-#include "omp_impl.h"
+#include "barrier.h"
+#include "team.h"
+#include "wait.h"
 
 /* gcc's GOMP_task flags. */
 enum {

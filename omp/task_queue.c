@@ -4,8 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "barrier.h"
+#include "env.h"
 #include "gomp_abi.h"
+#include "lock.h"
 #include "task.h"
+#include "task_help.h"
+#include "team.h"
+#include "wait.h"
 
 /* ---- a team's tasks ------------------------------------------------------------- */
 
@@ -193,7 +199,7 @@ static void task_wait(spool__omp_thread_t *thr, spool__omp_tnode_t *cur, const v
             spool__omp_task_run(thr, n, id);
             i = 0;
         } else if (i < spin) {
-            spool__omp_spin(i);
+            spool__spin_round(i);
         } else {
             spool__omp_park(team, id, obj, true, cur, ready, arg);
         }
@@ -291,7 +297,7 @@ void spool__omp_task_region_end(spool__omp_thread_t *thr)
         if (spool__omp_task_help(team, id))
             i = 0;
         else if (i < spin)
-            spool__omp_spin(i);
+            spool__spin_round(i);
         else
             spool__omp_park(team, id, &team->bar.state, true, NULL, region_done, &r);
     }

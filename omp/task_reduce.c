@@ -15,8 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "barrier.h"
+#include "env.h"
 #include "gomp_abi.h"
 #include "task.h"
+#include "team.h"
+#include "work.h"
 
 /* The array gcc passed to GOMP_parallel_reductions, for the team the
  * calling thread starts next (spool__omp_reductions_team). */

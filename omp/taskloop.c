@@ -1,8 +1,11 @@
 /* Taskgroups and taskloops (omp.md, "Tasks"). */
 #include <stdlib.h>
 
+#include "env.h"
 #include "gomp_abi.h"
+#include "loop.h"
 #include "task.h"
+#include "team.h"
 
 SPOOL_OMP_API void GOMP_taskgroup_start(void)
 {

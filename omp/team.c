@@ -6,10 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "affinity.h"
+#include "barrier.h"
+#include "env.h"
 #include "gomp_abi.h"
-#include "omp_impl.h"
 #include "reserve.h"
 #include "task.h"
+#include "team.h"
+#include "work.h"
 
 _Thread_local spool__omp_thread_t spool__omp_tls __attribute__((tls_model("initial-exec")));
 

@@ -8,7 +8,10 @@
 #include <limits.h>
 #include <pthread.h>
 
-#include "omp_impl.h"
+#include "barrier.h"
+#include "env.h"
+#include "team.h"
+#include "wait.h"
 
 void spool__omp_wait(spool__omp_team_t *team, unsigned id, const void *obj,
                      spool__omp_ready_fn ready, const void *arg)
@@ -20,7 +23,7 @@ void spool__omp_wait(spool__omp_team_t *team, unsigned id, const void *obj,
     unsigned long spin = spool__omp_spin_count(team->nthreads);
     for (unsigned long i = 0; !ready(arg); i++)
         if (i < spin)
-            spool__omp_spin(i);
+            spool__spin_round(i);
         else
             spool__omp_park(team, id, obj, false, NULL, ready, arg);
 }
@@ -53,7 +56,7 @@ void spool__omp_wait_outside(const void *obj, spool__omp_ready_fn ready, const v
     unsigned long spin = spool__omp_spin_count(1);
     for (unsigned long i = 0; !ready(arg); i++) {
         if (i < spin) {
-            spool__omp_spin(i);
+            spool__spin_round(i);
             continue;
         }
         outside_t w = {.obj = obj, .prev = NULL};

@@ -5,9 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "barrier.h"
+#include "env.h"
 #include "gomp_abi.h"
-#include "omp_impl.h"
+#include "loop.h"
 #include "task.h"
+#include "team.h"
+#include "wait.h"
+#include "work.h"
 
 void spool__omp_ws_reset(spool__omp_team_t *team)
 {
