@@ -1,0 +1,164 @@
+/* Lending's parks (scheduler/lend.h), the waits of libspool-omp's threads:
+ * a worker's park set from outside its pool, and the pool reference its
+ * setter holds for the wake-up, down to the case where that reference is
+ * the pool's last (the owner returned and the pool was destroyed while the
+ * setter was still waking it). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <pthread.h>
+#include <semaphore.h>
+
+#include "scheduler/lend.h"
+#include "scheduler/pool.h"
+#include "test_util.h"
+
+typedef struct park_case {
+    spool_pool_t *pool;
+    _Atomic(spool__park_t *) park; /* the owner's, once set up */
+    atomic_bool owner_done;
+    atomic_bool on_worker; /* the owner's park waits in the pool */
+    sem_t destroyed;       /* the main thread destroyed the pool */
+    bool wait_for_destroy; /* the setter's release waits for that */
+    size_t refs_at_release; /* the pool's references as the setter drops its own */
+    atomic_int holds, releases;
+} park_case_t;
+
+/* The test's keeper for the pool's sleep state: the pool's own (a
+ * reference) with a look at the count, and, where asked, a wait for the
+ * pool's destruction before the drop, so that the drop is the last. */
+static park_case_t *current_case;
+
+static void hold(void *keeper)
+{
+    atomic_fetch_add(&current_case->holds, 1);
+    spool__pool_ref(keeper);
+}
+
+static void release(void *keeper)
+{
+    park_case_t *c = current_case;
+    spool_pool_t *pool = keeper;
+    if (c->wait_for_destroy) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 30;
+        assert_int_equal(sem_timedwait(&c->destroyed, &until), 0);
+    }
+    c->refs_at_release = atomic_load(&pool->refs);
+    atomic_fetch_add(&c->releases, 1);
+    spool__pool_unref(pool); /* the last one frees the pool here */
+}
+
+static void owner(void *arg)
+{
+    park_case_t *c = arg;
+    spool__park_t park;
+    assert_int_equal(spool__park_init(&park), 0);
+    atomic_store(&c->on_worker, !park.blocking);
+    atomic_store(&c->park, &park);
+    spool__park_wait(&park);
+    spool__park_destroy(&park);
+    atomic_store(&c->owner_done, true);
+}
+
+static void *setter(void *arg)
+{
+    park_case_t *c = arg;
+    spool__park_t *p;
+    while ((p = atomic_load(&c->park)) == NULL)
+        test_sleep_ms(1);
+    test_sleep_ms(20); /* the owner is likely asleep by now */
+    spool__park_set(p);
+    return NULL;
+}
+
+static void run_case(bool last_drop)
+{
+    park_case_t c = {.wait_for_destroy = last_drop};
+    assert_int_equal(sem_init(&c.destroyed, 0, 0), 0);
+    current_case = &c;
+    spool_config_t config = {.num_threads = 1};
+    assert_int_equal(spool_pool_create(&config, &c.pool), 0);
+    spool__sleep_set_keeper(&c.pool->sleep, hold, release, c.pool);
+    assert_int_equal(spool_pool_spawn(c.pool, owner, &c), 0);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, setter, &c), 0);
+    if (!last_drop) {
+        while (!atomic_load(&c.owner_done))
+            test_sleep_ms(1);
+        /* The wake-up's reference is dropped by now or soon. */
+        assert_int_equal(pthread_join(t, NULL), 0);
+        assert_int_equal(c.refs_at_release, 2); /* the handle's and its own */
+        assert_int_equal(spool_pool_destroy(c.pool), 0);
+    } else {
+        /* The owner returns once its park is set; destroying the pool
+         * joins its worker and drops the handle's reference while the
+         * setter still holds its own, which frees the pool. */
+        assert_int_equal(spool_pool_destroy(c.pool), 0);
+        assert_true(atomic_load(&c.owner_done));
+        sem_post(&c.destroyed);
+        assert_int_equal(pthread_join(t, NULL), 0);
+        assert_int_equal(c.refs_at_release, 1);
+    }
+    assert_true(atomic_load(&c.on_worker));
+    assert_int_equal(atomic_load(&c.holds), 1);
+    assert_int_equal(atomic_load(&c.releases), 1);
+    sem_destroy(&c.destroyed);
+    current_case = NULL;
+}
+
+/* A worker's park, set by a thread outside its pool: the setter holds the
+ * pool for the wake-up and drops it after. */
+static void test_park_set_from_outside(void **state)
+{
+    (void)state;
+    run_case(false);
+}
+
+/* The same, where the setter's drop is the pool's last: the pool is freed
+ * on the setter's thread, after its wake-up (AddressSanitizer and valgrind
+ * see any access after the free). */
+static void test_park_last_drop_by_setter(void **state)
+{
+    (void)state;
+    unsigned long rounds = test_iters("SPOOL_TEST_PARK_ROUNDS", 3);
+    for (unsigned long i = 0; i < rounds; i++)
+        run_case(true);
+}
+
+/* A park of a thread outside any pool blocks on its own mutex and
+ * condition variable, and no pool is held. */
+static void *outside_setter(void *arg)
+{
+    spool__park_t *p = arg;
+    test_sleep_ms(20);
+    spool__park_set(p);
+    return NULL;
+}
+
+static void test_park_outside_any_pool(void **state)
+{
+    (void)state;
+    spool__park_t park;
+    assert_int_equal(spool__park_init(&park), 0);
+    assert_true(park.blocking);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, outside_setter, &park), 0);
+    spool__park_wait(&park);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    spool__park_destroy(&park);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_park_set_from_outside),
+        cmocka_unit_test(test_park_last_drop_by_setter),
+        cmocka_unit_test(test_park_outside_any_pool),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
