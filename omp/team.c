@@ -188,11 +188,8 @@ static void member_main(void *arg)
     spool__omp_team_t *team = m->team;
     /* Acquire pairs with thread 0's release store of go: nthreads and the
      * rest of the team are final. */
-    for (unsigned spins = 0; atomic_load_explicit(&team->go, memory_order_acquire) == 0; spins++)
-        if (spins < 1000)
-            spool__cpu_relax();
-        else
-            sched_yield();
+    for (unsigned long i = 0; atomic_load_explicit(&team->go, memory_order_acquire) == 0; i++)
+        spool__spin_brief(i);
     spool__omp_thread_t *thr = spool__omp_thread();
     spool__omp_ts_t saved = thr->ts;
     spool__omp_task_t *saved_task = thr->task;

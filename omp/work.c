@@ -1,7 +1,6 @@
 /* Work shares (omp.md, "Work shares"): the ring of a team's worksharing
  * constructs, and the constructs that are only that: single (with
  * copyprivate), sections, scope. */
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,14 +36,6 @@ static spool__omp_ws_t *solo_ws(spool__omp_thread_t *thr)
         memset(thr->solo, 0, sizeof *thr->solo);
     }
     return thr->solo;
-}
-
-static void pause_or_yield(unsigned *spins)
-{
-    if (++*spins < 1000)
-        spool__cpu_relax();
-    else
-        sched_yield();
 }
 
 typedef struct slot_wait {
@@ -92,9 +83,8 @@ bool spool__omp_ws_enter(spool__omp_thread_t *thr)
     /* Acquire pairs with the release store in spool__omp_ws_ready: the
      * construct is set up.  A short wait: its first thread is setting it
      * up. */
-    unsigned spins = 0;
-    while (atomic_load_explicit(&ws->ready, memory_order_acquire) != d + 1)
-        pause_or_yield(&spins);
+    for (unsigned long i = 0; atomic_load_explicit(&ws->ready, memory_order_acquire) != d + 1; i++)
+        spool__spin_brief(i);
     return false;
 }
 

@@ -89,6 +89,17 @@ static inline void spool__spin_round(unsigned long i)
     spool__cpu_relax();
 }
 
+/* The i-th round of a wait for another thread's few stores: pauses, and
+ * yields once it has lasted a thousand of them (that thread lost its CPU
+ * between its stores). */
+static inline void spool__spin_brief(unsigned long i)
+{
+    if (i < 1000)
+        spool__cpu_relax();
+    else
+        sched_yield();
+}
+
 /*
  * Statistics (-DSPOOL_STATS): counters written by one thread, read by any.
  * Relaxed: they order nothing; a reader gets a recent value.  Without
