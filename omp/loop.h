@@ -1,4 +1,5 @@
-/* Internal: loops in a work share, their schedules and ordered (loop.c). */
+/* Internal: loops in a work share, their schedules and ordered (loop.c,
+ * loop_api.c). */
 #ifndef SPOOL_OMP_LOOP_H
 #define SPOOL_OMP_LOOP_H
 
@@ -24,5 +25,16 @@ bool spool__omp_loop_next(spool__omp_thread_t *thr, unsigned long long *from,
 /* ordered: the calling thread is done with its chunk; it waits for its
  * turn and passes it on. */
 void spool__omp_ordered_pass(spool__omp_thread_t *thr);
+
+/* A loop construct met by the calling thread, of n logical iterations
+ * (sched and chunk as GOMP_loop_start's): the first thread sets it up
+ * (with reduction(task, ...) if reductions, and the shared memory *mem
+ * asks, whose address it returns there). */
+void spool__omp_loop_enter(spool__omp_thread_t *thr, unsigned long long start,
+                           unsigned long long end, unsigned long long incr, unsigned long long n,
+                           long sched, unsigned long long chunk, bool ordered,
+                           uintptr_t *reductions, void **mem);
+/* The calling thread is done with its loop (its last ordered turn passed). */
+void spool__omp_loop_leave(spool__omp_thread_t *thr);
 
 #endif

@@ -14,9 +14,8 @@ static unsigned team_size(const spool__omp_thread_t *thr)
     return thr->ts.team != NULL ? thr->ts.team->nthreads : 1;
 }
 
-/* A loop construct met by the calling thread: the first sets it up. */
-static void loop_enter(spool__omp_thread_t *thr, u64 start, u64 end, u64 incr, u64 n, long sched,
-                       u64 chunk, bool ordered, uintptr_t *reductions, void **mem)
+void spool__omp_loop_enter(spool__omp_thread_t *thr, u64 start, u64 end, u64 incr, u64 n,
+                           long sched, u64 chunk, bool ordered, uintptr_t *reductions, void **mem)
 {
     thr->ts.static_trip = 0;
     thr->ts.ticket = -1;
@@ -62,8 +61,9 @@ static bool start_l(long start, long end, long incr, long sched, long chunk, boo
                     uintptr_t *reductions, void **mem, long *istart, long *iend)
 {
     spool__omp_thread_t *thr = spool__omp_thread();
-    loop_enter(thr, (u64)start, (u64)end, (u64)incr, spool__omp_count_l(start, end, incr), sched,
-               (u64)chunk, ordered, reductions, mem);
+    spool__omp_loop_enter(thr, (u64)start, (u64)end, (u64)incr,
+                          spool__omp_count_l(start, end, incr), sched, (u64)chunk, ordered,
+                          reductions, mem);
     return istart == NULL || next_l(istart, iend);
 }
 
@@ -71,8 +71,8 @@ static bool start_u(bool up, u64 start, u64 end, u64 incr, long sched, u64 chunk
                     uintptr_t *reductions, void **mem, u64 *istart, u64 *iend)
 {
     spool__omp_thread_t *thr = spool__omp_thread();
-    loop_enter(thr, start, end, incr, spool__omp_count_u(up, start, end, incr), sched, chunk,
-               ordered, reductions, mem);
+    spool__omp_loop_enter(thr, start, end, incr, spool__omp_count_u(up, start, end, incr), sched,
+                          chunk, ordered, reductions, mem);
     return istart == NULL || next_u(istart, iend);
 }
 
@@ -166,7 +166,7 @@ SPOOL_OMP_API bool GOMP_loop_ull_ordered_start(bool up, u64 start, u64 end, u64 
 
 /* ---- the loop's end ------------------------------------------------------------------ */
 
-static void loop_leave(spool__omp_thread_t *thr)
+void spool__omp_loop_leave(spool__omp_thread_t *thr)
 {
     spool__omp_ws_t *ws = thr->ts.ws;
     if (ws != NULL && ws->ordered && thr->ts.ticket >= 0)
@@ -177,7 +177,7 @@ static void loop_leave(spool__omp_thread_t *thr)
 SPOOL_OMP_API void GOMP_loop_end(void)
 {
     spool__omp_thread_t *thr = spool__omp_thread();
-    loop_leave(thr);
+    spool__omp_loop_leave(thr);
     if (thr->ts.team != NULL)
         spool__omp_barrier_wait(thr->ts.team, thr->ts.id);
 }
@@ -185,13 +185,13 @@ SPOOL_OMP_API void GOMP_loop_end(void)
 SPOOL_OMP_API bool GOMP_loop_end_cancel(void)
 {
     spool__omp_thread_t *thr = spool__omp_thread();
-    loop_leave(thr);
+    spool__omp_loop_leave(thr);
     return thr->ts.team != NULL && spool__omp_barrier_wait(thr->ts.team, thr->ts.id);
 }
 
 SPOOL_OMP_API void GOMP_loop_end_nowait(void)
 {
-    loop_leave(spool__omp_thread());
+    spool__omp_loop_leave(spool__omp_thread());
 }
 
 /* ---- combined parallel loops ----------------------------------------------------------- */

@@ -231,29 +231,6 @@ spool__omp_tnode_t *spool__omp_task_current(spool__omp_thread_t *thr)
     return n->lazy ? materialize(n) : n;
 }
 
-void spool__omp_task_root_init(spool__omp_tnode_t *node, const spool__omp_icv_t *icv)
-{
-    spool__omp_node_init(node, NULL, NULL, icv);
-    node->root = true;
-}
-
-static bool only_own_ref(const void *arg)
-{
-    /* Seq-cst (W1): pairs with the children's seq-cst drops (node_drop),
-     * whose work it acquires. */
-    return (atomic_load_explicit(&((spool__omp_tnode_t *)arg)->count, memory_order_seq_cst) &
-            SPOOL_OMP_REFS_MASK) == 1;
-}
-
-void spool__omp_task_root_end(spool__omp_tnode_t *node)
-{
-    /* Its tasks complete, and their nodes freed (they point at it): a
-     * target region's tasks run outside any team. */
-    spool__omp_wait_outside(node, only_own_ref, node);
-    if (node->deps != NULL)
-        spool__omp_deps_free(node->deps);
-}
-
 /* ---- running and completing ------------------------------------------------------- */
 
 static bool skipped_slow(const spool__omp_tnode_t *n)
@@ -306,6 +283,11 @@ static void run_body(spool__omp_thread_t *thr, spool__omp_tnode_t *n)
     thr->task = saved;
 }
 
+void spool__omp_task_complete(spool__omp_tnode_t *n, unsigned self)
+{
+    complete(n, self);
+}
+
 void spool__omp_task_run(spool__omp_thread_t *thr, spool__omp_tnode_t *n, unsigned self)
 {
     run_body(thr, n);
@@ -315,25 +297,6 @@ void spool__omp_task_run(spool__omp_thread_t *thr, spool__omp_tnode_t *n, unsign
         atomic_fetch_sub_explicit(&n->detach, 1, memory_order_acq_rel) != 1)
         return;
     complete(n, self);
-}
-
-/* The calling thread's id in team, or UINT_MAX if it is not in it. */
-static unsigned self_in(const spool__omp_thread_t *thr, const spool__omp_team_t *team)
-{
-    return thr->ts.team == team && team != NULL ? thr->ts.id : UINT_MAX;
-}
-
-SPOOL_OMP_API void GOMP_taskwait_depend(void **depend)
-{
-    spool__omp_thread_t *thr = spool__omp_thread();
-    spool__omp_tnode_t *parent = spool__omp_task_current(thr);
-    spool__omp_tnode_t n;
-    spool__omp_node_init(&n, parent, thr->ts.team, &thr->task->icv);
-    n.waited = true;
-    if (spool__omp_deps_add(parent, &n, depend))
-        spool__omp_task_wait_deps(thr, &n);
-    if (n.dep != NULL)
-        spool__omp_deps_done(&n, self_in(thr, n.team));
 }
 
 /* ---- making tasks -------------------------------------------------------------------- */
@@ -380,7 +343,7 @@ static void run_at_once(spool__omp_thread_t *thr, spool__omp_tnode_t *n, void **
             wait_event(thr, n);
     }
     if (n->dep != NULL)
-        spool__omp_deps_done(n, self_in(thr, n->team));
+        spool__omp_deps_done(n, spool__omp_self_in(thr, n->team));
     heap_end(thr, n);
 }
 
@@ -432,65 +395,69 @@ static void run_stub(spool__omp_thread_t *thr, spool__omp_tnode_t *parent, bool 
     run_included(thr, parent, final, fn, data, cpyfn != NULL);
 }
 
-void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
-                          long size, long align, bool if_clause, unsigned flags, void **depend,
-                          int priority, void *detach, void (*first)(void *copy, void *arg),
-                          void *first_arg)
+/* What a task's maker decides before its node exists. */
+typedef struct plan {
+    spool__omp_thread_t *thr;
+    spool__omp_tnode_t *parent;
+    spool__omp_team_t *team;
+    void **depend;
+    bool final, defer, detached;
+    bool pending; /* detached outside any region: runs at once, completes later */
+} plan_t;
+
+/* False if no task is to be made (its region or taskgroup is cancelled). */
+static bool plan(plan_t *p, bool if_clause, unsigned flags, void **depend, void *detach)
 {
     spool__omp_thread_t *thr = spool__omp_thread();
     spool__omp_tnode_t *parent = spool__omp_task_current_any(thr);
     spool__omp_team_t *team = thr->ts.team;
-    unsigned id = thr->ts.id;
     if (__builtin_expect(spool__omp_env.cancellation, 0) && team != NULL) {
         /* A cancelled region or taskgroup makes no more tasks (libgomp's:
          * not even their copies, whose destructors would not run). */
         spool__omp_tgroup_t *g = parent->taskgroup != NULL ? parent->taskgroup : parent->group;
         if (atomic_load_explicit(&team->bar.cancelled, memory_order_acquire) ||
             (g != NULL && spool__omp_tgroup_cancelled(g)))
-            return;
+            return false;
     }
     /* A final task may be deferred; its descendants are included. */
     bool included = parent->final;
-    bool final = included || (flags & SPOOL_OMP_TASK_FINAL);
-    if (!(flags & SPOOL_OMP_TASK_DEPEND))
-        depend = NULL;
-    bool detached = (flags & SPOOL_OMP_TASK_DETACH) && detach != NULL;
+    p->thr = thr;
+    p->parent = parent;
+    p->team = team;
+    p->final = included || (flags & SPOOL_OMP_TASK_FINAL);
+    p->depend = (flags & SPOOL_OMP_TASK_DEPEND) ? depend : NULL;
+    p->detached = (flags & SPOOL_OMP_TASK_DETACH) && detach != NULL;
     /* Deferred only where another thread of the team could run it (or it
      * must wait: for its event, or for siblings). */
-    bool defer = team != NULL && if_clause && !included &&
-                 (detached || depend != NULL || (team->nthreads > 1 && defer_room(team, id)));
-    if (align < 1)
-        align = 1;
-    if (!defer && !detached && depend == NULL && (unsigned long)size + (unsigned long)align <= STUB_COPY_MAX) {
-        run_stub(thr, parent, final, fn, data, cpyfn, size, align, first, first_arg);
-        return;
-    }
-    if (parent->lazy)
-        parent = materialize(parent);
-    size_t bytes = sizeof(spool__omp_tnode_t) + (size_t)size + (size_t)align - 1;
-    bool copy = defer || cpyfn != NULL || first != NULL;
-    spool__omp_tnode_t *n = node_alloc(copy ? bytes : sizeof(spool__omp_tnode_t));
+    p->defer = team != NULL && if_clause && !included &&
+               (p->detached || p->depend != NULL ||
+                (team->nthreads > 1 && defer_room(team, thr->ts.id)));
+    /* Outside any region a detached task runs at once, and completes when
+     * its event is fulfilled: a child its parent's taskwait waits for. */
+    p->pending = p->detached && team == NULL && if_clause && !included;
+    return true;
+}
+
+/* Sets up node n (its block at n->data, filled) as a task of fn as p
+ * decided, and runs it at once, queues it, or leaves it to its
+ * dependences. */
+static void launch(plan_t *p, spool__omp_tnode_t *n, void (*fn)(void *), bool constructed,
+                   unsigned flags, int priority, void *detach)
+{
+    spool__omp_thread_t *thr = p->thr;
+    spool__omp_tnode_t *parent = p->parent->lazy ? materialize(p->parent) : p->parent;
     unsigned char size_class = n->size_class;
-    spool__omp_node_init(n, parent, team, &thr->task->icv);
+    void *data = n->data;
+    spool__omp_node_init(n, parent, p->team, &thr->task->icv);
     n->size_class = size_class;
-    n->final = final;
+    n->final = p->final;
     /* Its taskgroup: where it counts if deferred, where it is cancelled
      * from, and where its own children count. */
     n->group = parent->taskgroup != NULL ? parent->taskgroup : parent->group;
     n->fn = fn;
     n->data = data;
-    if (copy) {
-        uintptr_t at = ((uintptr_t)(n + 1) + (uintptr_t)align - 1) & ~((uintptr_t)align - 1);
-        n->data = (void *)at;
-        if (cpyfn != NULL)
-            cpyfn(n->data, data);
-        else if (size > 0)
-            memcpy(n->data, data, (size_t)size);
-        if (first != NULL)
-            first(n->data, first_arg);
-        n->constructed = cpyfn != NULL;
-    }
-    if (detached) {
+    n->constructed = constructed;
+    if (p->detached) {
         atomic_init(&n->detach, 2);
         /* The handle goes in the event variable and, as gcc reads it in
          * the task's body, in the first word of the task's block. */
@@ -498,12 +465,9 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
         *(omp_event_handle_t *)detach = handle;
         *(omp_event_handle_t *)n->data = handle;
     }
-    /* Outside any region a detached task runs at once, and completes when
-     * its event is fulfilled: a child its parent's taskwait waits for. */
-    bool pending = detached && team == NULL && if_clause && !included;
-    if (!defer && !pending) {
+    if (!p->defer && !p->pending) {
         /* Undeferred, included, or past the cutoff. */
-        run_at_once(thr, n, depend, detached);
+        run_at_once(thr, n, p->depend, p->detached);
         return;
     }
     n->deferred = true;
@@ -516,16 +480,99 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
     node_hold(parent, SPOOL_OMP_CHILD_ONE | 1);
     if (n->group != NULL)
         atomic_fetch_add_explicit(&n->group->count, 1, memory_order_relaxed);
-    if (pending) {
+    if (p->pending) {
         n->waited = true;
-        if (depend != NULL && spool__omp_deps_add(parent, n, depend))
+        if (p->depend != NULL && spool__omp_deps_add(parent, n, p->depend))
             spool__omp_task_wait_deps(thr, n);
         spool__omp_task_run(thr, n, UINT_MAX);
         return;
     }
-    if (depend != NULL && spool__omp_deps_add(parent, n, depend))
+    if (p->depend != NULL && spool__omp_deps_add(parent, n, p->depend))
         return; /* queued when its last predecessor completes */
-    spool__omp_task_push(team, id, n);
+    spool__omp_task_push(p->team, thr->ts.id, n);
+}
+
+static void *block_of(spool__omp_tnode_t *n, size_t align)
+{
+    return (void *)(((uintptr_t)(n + 1) + (uintptr_t)align - 1) & ~((uintptr_t)align - 1));
+}
+
+void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                          long size, long align, bool if_clause, unsigned flags, void **depend,
+                          int priority, void *detach, void (*first)(void *copy, void *arg),
+                          void *first_arg)
+{
+    plan_t p;
+    if (!plan(&p, if_clause, flags, depend, detach))
+        return;
+    if (align < 1)
+        align = 1;
+    if (!p.defer && !p.detached && p.depend == NULL &&
+        (unsigned long)size + (unsigned long)align <= STUB_COPY_MAX) {
+        run_stub(p.thr, p.parent, p.final, fn, data, cpyfn, size, align, first, first_arg);
+        return;
+    }
+    size_t bytes = sizeof(spool__omp_tnode_t) + (size_t)size + (size_t)align - 1;
+    bool copy = p.defer || cpyfn != NULL || first != NULL;
+    spool__omp_tnode_t *n = node_alloc(copy ? bytes : sizeof(spool__omp_tnode_t));
+    n->data = data;
+    if (copy) {
+        n->data = block_of(n, (size_t)align);
+        if (cpyfn != NULL)
+            cpyfn(n->data, data);
+        else if (size > 0)
+            memcpy(n->data, data, (size_t)size);
+        if (first != NULL)
+            first(n->data, first_arg);
+    }
+    launch(&p, n, fn, cpyfn != NULL, flags, priority, detach);
+}
+
+/* ---- the __kmpc_ door's tasks ------------------------------------------------------------ */
+
+spool__omp_tnode_t *spool__omp_task_alloc(size_t size, size_t align)
+{
+    spool__omp_tnode_t *n = node_alloc(sizeof(spool__omp_tnode_t) + size + align - 1);
+    n->data = block_of(n, align);
+    return n;
+}
+
+void spool__omp_task_submit(spool__omp_tnode_t *n, void (*fn)(void *), bool if_clause,
+                            unsigned flags, void **depend, int priority)
+{
+    plan_t p;
+    if (!plan(&p, if_clause, flags, depend, NULL)) {
+        node_free(n);
+        return;
+    }
+    launch(&p, n, fn, false, flags, priority, NULL);
+}
+
+void spool__omp_task_discard(spool__omp_tnode_t *n)
+{
+    node_free(n);
+}
+
+void spool__omp_task_begin_undeferred(spool__omp_tnode_t *n, bool final, spool__omp_task_t **saved)
+{
+    spool__omp_thread_t *thr = spool__omp_thread();
+    spool__omp_tnode_t *parent = spool__omp_task_current(thr);
+    unsigned char size_class = n->size_class;
+    void *data = n->data;
+    spool__omp_node_init(n, parent, thr->ts.team, &thr->task->icv);
+    n->size_class = size_class;
+    n->data = data;
+    n->final = final || parent->final;
+    n->group = parent->taskgroup != NULL ? parent->taskgroup : parent->group;
+    *saved = thr->task;
+    thr->task = &n->base;
+}
+
+void spool__omp_task_end_undeferred(spool__omp_tnode_t *n, spool__omp_task_t *saved)
+{
+    spool__omp_thread_t *thr = spool__omp_thread();
+    thr->task = saved;
+    heap_end(thr, n);
 }
 
 SPOOL_OMP_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
@@ -549,38 +596,4 @@ SPOOL_OMP_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void 
     }
     spool__omp_task_make(fn, data, cpyfn, size, align, if_clause, flags, depend, priority, detach,
                          NULL, NULL);
-}
-
-SPOOL_OMP_API void omp_fulfill_event(omp_event_handle_t event)
-{
-    spool__omp_tnode_t *n = (spool__omp_tnode_t *)(uintptr_t)event;
-    if (n == NULL)
-        spool__omp_fatal("omp_fulfill_event: not an event of a detached task");
-    if (atomic_load_explicit(&n->detach, memory_order_relaxed) == 0)
-        spool__omp_fatal("omp_fulfill_event: the event was fulfilled already");
-    spool__omp_thread_t *thr = spool__omp_thread();
-    spool__omp_team_t *team = n->team;
-    unsigned self = self_in(thr, team);
-    /* A thread outside n's team touches the team after its last write
-     * (its wakes): the team's memory stays while it does (team.c). */
-    bool foreign = self == UINT_MAX && team != NULL;
-    if (foreign)
-        spool__omp_foreign_enter();
-    if (!n->deferred) {
-        /* An undeferred task's maker waits for the count to reach 0 (and
-         * may free n at once).  Seq-cst (a release): pairs with its loads
-         * (W1, with the wake, which touches only the team). */
-        atomic_fetch_sub_explicit(&n->detach, 1, memory_order_seq_cst);
-        spool__omp_task_wake(team, self, n);
-    } else if (atomic_fetch_sub_explicit(&n->detach, 1, memory_order_acq_rel) == 1) {
-        /* Acq_rel: as in spool__omp_task_run. */
-        complete(n, self);
-    }
-    if (foreign)
-        spool__omp_foreign_leave();
-}
-
-SPOOL_OMP_API int omp_in_final(void)
-{
-    return spool__omp_task_current_any(spool__omp_thread())->final;
 }

@@ -11,6 +11,8 @@
 #ifndef SPOOL_OMP_TASK_H
 #define SPOOL_OMP_TASK_H
 
+#include <limits.h>
+
 #include "barrier.h"
 #include "team.h"
 #include "wait.h"
@@ -168,6 +170,28 @@ void spool__omp_task_ready(spool__omp_tnode_t *node);
 /* Runs a task taken from a queue (body, then completion unless it waits
  * for its event), as thread self of its team. */
 void spool__omp_task_run(spool__omp_thread_t *thr, spool__omp_tnode_t *node, unsigned self);
+/* A deferred task's body is over and its event (if any) fulfilled: it
+ * completes (self: the caller's id in its team, or UINT_MAX). */
+void spool__omp_task_complete(spool__omp_tnode_t *n, unsigned self);
+/* The calling thread's id in team, or UINT_MAX if it is not in it. */
+static inline unsigned spool__omp_self_in(const spool__omp_thread_t *thr,
+                                          const spool__omp_team_t *team)
+{
+    return thr->ts.team == team && team != NULL ? thr->ts.id : UINT_MAX;
+}
+/* The __kmpc_ door's tasks: a node with a block of size bytes at align
+ * after it (its data), which the compiler fills; then submitted as a task
+ * of fn (GOMP_task's if_clause, flags, depend and priority), or run by
+ * its maker between begin and end (an undeferred task, final if final;
+ * *saved keeps the task it interrupts). */
+spool__omp_tnode_t *spool__omp_task_alloc(size_t size, size_t align);
+void spool__omp_task_submit(spool__omp_tnode_t *n, void (*fn)(void *), bool if_clause,
+                            unsigned flags, void **depend, int priority);
+void spool__omp_task_begin_undeferred(spool__omp_tnode_t *n, bool final,
+                                      spool__omp_task_t **saved);
+void spool__omp_task_end_undeferred(spool__omp_tnode_t *n, spool__omp_task_t *saved);
+/* Frees a node of spool__omp_task_alloc that became no task. */
+void spool__omp_task_discard(spool__omp_tnode_t *n);
 /* Sets up a node (count 1, not a root, no group). */
 void spool__omp_node_init(spool__omp_tnode_t *n, spool__omp_tnode_t *parent,
                           spool__omp_team_t *team, const spool__omp_icv_t *icv);

@@ -94,6 +94,10 @@ struct spool__omp_thread {
     /* In a target region that some region encloses (its team state shows
      * level 0 all the same). */
     bool under_region;
+    /* The num_threads and proc_bind clauses of the next region it opens
+     * through the __kmpc_ door (kmp_parallel.c; 0: none). */
+    unsigned kmp_nthreads;
+    unsigned kmp_bind;
 };
 
 extern _Thread_local spool__omp_thread_t spool__omp_tls __attribute__((tls_model("initial-exec")));

@@ -5,12 +5,15 @@ Builds each runnable program of the suites given (outside this repository,
 in a scratch folder) once with gcc -fopenmp (g++ for C++), runs it on
 libgomp and on libspool-omp (its libgomp.so.1 name on LD_LIBRARY_PATH), in
 the default environment and with OMP_NUM_THREADS=8, and prints the counts
-and every program that passes on libgomp and fails on libspool-omp.
+and every program that passes on the first runtime and fails on another.
+With --compiler clang the programs are built by clang -fopenmp (LLVM's
+ABI, linked with libomp) and run on libomp and on libspool-omp (its
+libomp.so.5 name): --runtimes libomp,spool.
 
     scripts/omp_suites.py BUILD_DIR [--gcc GCC_SRC] [--llvm LLVM_OPENMP]
                           [--examples EXAMPLES] [--work DIR] [--jobs N]
                           [--timeout S] [--only REGEX] [--envs default,8]
-                          [--runtimes libgomp,spool[,libomp]]
+                          [--runtimes libgomp,spool[,libomp]] [--compiler gcc|clang]
 
 GCC_SRC: a GCC 12 source tree (libgomp/testsuite: libgomp.c,
 libgomp.c-c++-common, libgomp.c++).  LLVM_OPENMP: LLVM's openmp folder
@@ -236,9 +239,10 @@ def gcc_tests(root):
 # ---- lit (LLVM's runtime tests) --------------------------------------------------------
 
 LLVM_FEATURES = {"gcc", "gcc-12", "gnu", "linux", "multicpu", "x86_64"}
+LLVM_FEATURES_CLANG = {"clang", "clang-14", "linux", "multicpu", "x86_64"}
 
 
-def llvm_tests(root):
+def llvm_tests(root, features=LLVM_FEATURES):
     test = os.path.join(root, "runtime", "test")
     if not os.path.isdir(test):
         sys.exit("omp_suites: %s has no runtime/test" % root)
@@ -270,9 +274,9 @@ def llvm_tests(root):
                 feats = {x.strip() for x in text.split(",")}
                 if kind == "RUN":
                     run.append(text)
-                elif kind == "REQUIRES" and not feats <= LLVM_FEATURES:
+                elif kind == "REQUIRES" and not feats <= features:
                     skip = True
-                elif kind == "UNSUPPORTED" and feats & LLVM_FEATURES:
+                elif kind == "UNSUPPORTED" and feats & features:
                     skip = True
             if skip or not run or not any("%libomp-run" in r or "-and-run" in r for r in run):
                 continue
@@ -284,31 +288,32 @@ def llvm_tests(root):
     return tests
 
 
-def lit_command(t, binary, cc_cache):
+def lit_command(t, binary, cc_cache, compiler="gcc"):
     """The test's RUN lines as one shell command, compiling through the cache."""
+    cc, cxx = ("clang", "clang++") if compiler == "clang" else ("gcc", "g++")
     subs = [
         ("%libomp-compile-and-run", "%libomp-compile && %libomp-run"),
         ("%libomp-c99-compile-and-run", "%libomp-c99-compile && %libomp-run"),
         ("%libomp-cxx-compile-and-run", "%libomp-cxx-compile && %libomp-run"),
-        ("%libomp-cxx-compile-c", "%cached g++ -fopenmp %flags -std=c++14 -x c++ %s -o %t -lm -latomic"),
-        ("%libomp-cxx-compile", "%cached g++ -fopenmp %flags -std=c++14 %s -o %t -lm -latomic"),
-        ("%libomp-c99-compile", "%cached gcc -fopenmp %flags -std=c99 %s -o %t -lm -latomic"),
-        ("%libomp-compile", "%cached gcc -fopenmp %flags %s -o %t -lm -latomic"),
+        ("%libomp-cxx-compile-c", "%cached CXX -fopenmp %flags -std=c++14 -x c++ %s -o %t -lm -latomic"),
+        ("%libomp-cxx-compile", "%cached CXX -fopenmp %flags -std=c++14 %s -o %t -lm -latomic"),
+        ("%libomp-c99-compile", "%cached CC -fopenmp %flags -std=c99 %s -o %t -lm -latomic"),
+        ("%libomp-compile", "%cached CC -fopenmp %flags %s -o %t -lm -latomic"),
         ("%libomp-run", "%t"),
-        ("%clangXX", "%cached g++"), ("%clang", "%cached gcc"), ("%openmp_flags", "-fopenmp"),
+        ("%clangXX", "%cached CXX"), ("%clang", "%cached CC"), ("%openmp_flags", "-fopenmp"),
         ("%flags-use-compiler-omp-h", "-I " + t["testroot"]),
         ("%flags", "-I " + t["testroot"]), ("%not", "/usr/lib/llvm-14/bin/not"),
         ("%sort-threads", "sort -n -s"),
         ("FileCheck", "/usr/lib/llvm-14/bin/FileCheck"),
         ("%s", t["sources"][0]), ("%S", os.path.dirname(t["sources"][0])),
         ("%t", binary), ("%T", os.path.dirname(binary)),
-        ("%cached", cc_cache),
     ]
     cmds = []
     for r in t["run"]:
         for a, b in subs:
             r = r.replace(a, b)
-        cmds.append(r)
+        cmds.append(r.replace("%cached CXX", "%cached " + cxx).replace("%cached CC", "%cached " + cc)
+                     .replace("%cached", cc_cache))
     return " && ".join("(%s)" % c for c in cmds)
 
 
@@ -342,9 +347,12 @@ def example_tests(root):
 
 # ---- building and running ---------------------------------------------------------------
 
-def build(t, work):
+def build(t, work, compiler="gcc"):
     """Compiles a dejagnu or example test; returns (binary, error)."""
-    cc = "gcc" if t["lang"] == "c" else "g++"
+    if compiler == "clang":
+        cc = "clang" if t["lang"] == "c" else "clang++"
+    else:
+        cc = "gcc" if t["lang"] == "c" else "g++"
     args = [cc] + shlex.split(t["options"]) + sum((shlex.split(x) for x in t["extra"]), [])
     args += ["-fopenmp", "-w"] + (["-x", "c++"] if t["lang"] == "c++" and t["sources"][0].endswith(".c") else [])
     args += t["sources"] + ["-lm"]
@@ -393,7 +401,7 @@ def run_one(t, binary, runtime, envname, args):
         d = os.path.join(args.work, "lit", hashlib.sha1(t["name"].encode()).hexdigest()[:12],
                          runtime + "-" + envname)
         os.makedirs(d, exist_ok=True)
-        cmd = lit_command(t, os.path.join(d, "t"), args.cc_cache)
+        cmd = lit_command(t, os.path.join(d, "t"), args.cc_cache, args.compiler)
         argv = ["bash", "-o", "pipefail", "-c", cmd]
         cwd = d
     else:
@@ -455,6 +463,7 @@ def main():
     p.add_argument("--envs", default="default,8")
     p.add_argument("--runtimes", default="libgomp,spool")
     p.add_argument("--json")
+    p.add_argument("--compiler", default="gcc", choices=("gcc", "clang"))
     args = p.parse_args()
     args.build = os.path.abspath(args.build)
     args.work = os.path.abspath(args.work)
@@ -470,7 +479,8 @@ def main():
     if args.gcc:
         tests += gcc_tests(args.gcc)
     if args.llvm:
-        tests += llvm_tests(args.llvm)
+        tests += llvm_tests(args.llvm, LLVM_FEATURES_CLANG if args.compiler == "clang"
+                            else LLVM_FEATURES)
     if args.examples:
         tests += example_tests(args.examples)
     if args.only:
@@ -483,7 +493,8 @@ def main():
     # Build.
     built = {}
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
-        futs = {ex.submit(build, t, args.work): i for i, t in enumerate(tests) if t["suite"] != "llvm"}
+        futs = {ex.submit(build, t, args.work, args.compiler): i
+                for i, t in enumerate(tests) if t["suite"] != "llvm"}
         for f in concurrent.futures.as_completed(futs):
             built[futs[f]] = f.result()
     for i, t in enumerate(tests):
@@ -511,17 +522,16 @@ def main():
             ran = [i for i in idx if built[i][1] is None]
             counts = [sum(results[(i, rt, e)]["ok"] for i in ran) for rt in runtimes]
             print("%-9s %-8s %6d  %s" % (s, e, len(ran), "  ".join("%8d" % c for c in counts)))
-            if "libgomp" in runtimes:
-                for rt in runtimes:
-                    if rt == "libgomp":
-                        continue
-                    for i in ran:
-                        if results[(i, "libgomp", e)]["ok"] and not results[(i, rt, e)]["ok"]:
-                            diffs.append((s, e, rt, tests[i]["name"], results[(i, rt, e)]["why"]))
+            ref = runtimes[0]
+            for rt in runtimes[1:]:
+                for i in ran:
+                    if results[(i, ref, e)]["ok"] and not results[(i, rt, e)]["ok"]:
+                        diffs.append((s, e, rt, tests[i]["name"], results[(i, rt, e)]["why"]))
         if nobuild:
-            print("  %s: %d did not build with gcc: %s" % (s, len(nobuild), " ".join(nobuild[:20])))
+            print("  %s: %d did not build with %s: %s" % (s, len(nobuild), args.compiler,
+                                                         " ".join(nobuild[:20])))
     if diffs:
-        print("\npass on libgomp, fail elsewhere:")
+        print("\npass on %s, fail elsewhere:" % runtimes[0])
         for d in sorted(diffs):
             print("  %s [%s, %s] %s: %s" % (d[0], d[1], d[2], d[3], d[4]))
     if args.json:

@@ -40,6 +40,12 @@ if command -v gcc >/dev/null 2>&1 &&
    ! echo 'int main(void){return 0;}' | gcc -fopenmp -x c -o /dev/null - >/dev/null 2>&1; then
   need+=(libgomp1 "libgcc-$(gcc -dumpversion | cut -d. -f1)-dev")
 fi
+# clang's omp.h (Debian's libomp-dev): libspool-omp's __kmpc_ door is
+# tested on a program clang builds.
+if ! command -v clang >/dev/null 2>&1 ||
+   ! echo '#include <omp.h>' | clang -fopenmp -x c -fsyntax-only - >/dev/null 2>&1; then
+  need+=(libomp-dev)
+fi
 # The real programs of examples/: a libuv server and an MPI program.
 [ -e /usr/include/uv.h ] || need+=(libuv1-dev)
 command -v mpicc >/dev/null 2>&1 || need+=(libopenmpi-dev)

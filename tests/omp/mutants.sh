@@ -56,7 +56,9 @@ mutant_none() {
       -I "$tmp/omp" -o "$tmp/libspool-omp.so" "$tmp"/omp/*.c \
       -Wl,--version-script="$tmp/omp/libgomp.map" -L "$build" -l:libspool.so -pthread \
       -Wl,-rpath,"$build" || fail "the copy does not build"
-  for t in test_omp_sync test_omp_loop test_omp_parallel test_omp_task test_omp_wait; do
+  local tests=(test_omp_sync test_omp_loop test_omp_parallel test_omp_task test_omp_wait)
+  [ -x "$build/tests/omp/test_omp_kmp_door" ] && tests+=(test_omp_kmp_door)
+  for t in "${tests[@]}"; do
     local n=4
     [ "$t" = test_omp_wait ] && n=2 # its ctest environment
     env OMP_NUM_THREADS=$n LD_PRELOAD="$tmp/libspool-omp.so" timeout 120 "$build/tests/omp/$t" \
@@ -106,11 +108,11 @@ mutant loop-end-barrier loop_api.c \
   'SPOOL_OMP_API void GOMP_loop_end(void)
 {
     spool__omp_thread_t *thr = spool__omp_thread();
-    loop_leave(thr);
+    spool__omp_loop_leave(thr);
     if (thr->ts.team != NULL)' 'SPOOL_OMP_API void GOMP_loop_end(void)
 {
     spool__omp_thread_t *thr = spool__omp_thread();
-    loop_leave(thr);
+    spool__omp_loop_leave(thr);
     if (0)' test_omp_loop
 mutant region-end team.c \
   '    spool__omp_join_wait(team);' '' test_omp_parallel
@@ -133,6 +135,32 @@ mutant depend-wait depend.c \
 mutant detach task.c \
   '    if (atomic_load_explicit(&n->detach, memory_order_relaxed) != 0 &&' \
   '    if (0 &&' test_omp_task
+# The __kmpc_ door's constructs (a program clang built), where it is.
+if [ -x "$build/tests/omp/test_omp_kmp_door" ]; then
+  mutant kmp-barrier kmp_parallel.c \
+    '    if (thr->ts.team != NULL)
+        spool__omp_barrier_wait(thr->ts.team, thr->ts.id);
+}' '    (void)thr;
+}' test_omp_kmp_door
+  mutant kmp-critical kmp_parallel.c \
+    '    spool__omp_lock_word((_Atomic int *)(void *)crit);' '    (void)crit;' test_omp_kmp_door
+  mutant kmp-reduce kmp_parallel.c \
+    '        spool__omp_lock_word((_Atomic int *)(void *)lck);' '        (void)lck;' test_omp_kmp_door
+  mutant kmp-copyprivate kmp_parallel.c \
+    '        ws->copyprivate = cpy_data;
+    spool__omp_barrier_wait(team, thr->ts.id);' '        ws->copyprivate = cpy_data;' \
+    test_omp_kmp_door
+  mutant kmp-ordered kmp_parallel.c '    GOMP_ordered_start();' '' test_omp_kmp_door
+  mutant kmp-taskwait kmp_task.c '    GOMP_taskwait();' '' test_omp_kmp_door
+  mutant kmp-taskgroup kmp_task.c \
+    '    (void)gtid;
+    GOMP_taskgroup_end();' '    (void)gtid;' test_omp_kmp_door
+  mutant kmp-depend kmp_task.c \
+    '    unsigned flags = gomp_flags(h, new_task, &priority) | SPOOL_OMP_TASK_DEPEND;' \
+    '    unsigned flags = gomp_flags(h, new_task, &priority);' test_omp_kmp_door
+else
+  echo "mutants.sh: no test_omp_kmp_door (clang not found): the __kmpc_ door's mutants are not run"
+fi
 # Waits that never sleep (they spin until ready): the CPU they burn while
 # another thread holds them up fails test_omp_wait.
 mutant park-spins barrier.c \

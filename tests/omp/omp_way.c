@@ -46,6 +46,6 @@ int main(void)
     }
     int others = 0;
     dl_iterate_phdr(other_libgomp, &others);
-    printf("runtime=%s thread1=%s sum=%ld other_libgomp=%d\n", runtime, name, sum, others);
+    printf("runtime=%s thread1=%s sum=%ld other_runtime=%d\n", runtime, name, sum, others);
     return sum == 500500 ? 0 : 1;
 }

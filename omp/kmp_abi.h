@@ -1,0 +1,201 @@
+/*
+ * Internal: LLVM's OpenMP ABI (the __kmpc_ entry points clang emits; omp.md,
+ * "The __kmpc_ door"), a second front door onto the teams, work shares,
+ * tasks and waits the GOMP_ entry points use.  The layouts are clang's
+ * (tests/omp/kmp_layout.c checks them against clang's own use).  Never
+ * installed.
+ */
+#ifndef SPOOL_OMP_KMP_ABI_H
+#define SPOOL_OMP_KMP_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base.h"
+
+/* A construct's source location (clang's ident_t). */
+typedef struct spool__kmp_ident {
+    int32_t reserved_1;
+    int32_t flags;
+    int32_t reserved_2;
+    int32_t reserved_3;
+    const char *psource;
+} spool__kmp_ident_t;
+
+/* An outlined region: fn(&gtid, &bound_tid, shared...), each shared
+ * argument pointer-sized. */
+typedef void (*spool__kmp_micro_t)(int32_t *gtid, int32_t *btid, ...);
+
+/* A critical's lock (clang's kmp_critical_name), zero at start: its first
+ * word is a lock word (lock.h). */
+typedef int32_t spool__kmp_critical_t[8];
+
+/* A task as clang lays it out (kmp_task_t): the compiler's privates follow
+ * it, its shareds after them. */
+typedef int32_t (*spool__kmp_routine_t)(int32_t gtid, void *task);
+typedef union spool__kmp_cmplrdata {
+    int32_t priority;
+    spool__kmp_routine_t destructors;
+} spool__kmp_cmplrdata_t;
+typedef struct spool__kmp_task {
+    void *shareds;
+    spool__kmp_routine_t routine;
+    int32_t part_id;
+    spool__kmp_cmplrdata_t data1; /* destructors */
+    spool__kmp_cmplrdata_t data2; /* priority */
+} spool__kmp_task_t;
+
+/* __kmpc_omp_task_alloc's flags. */
+enum {
+    SPOOL_KMP_TASK_TIED = 0x1,
+    SPOOL_KMP_TASK_FINAL = 0x2,
+    SPOOL_KMP_TASK_MERGED_IF0 = 0x4,
+    SPOOL_KMP_TASK_DESTRUCTORS = 0x8,
+    SPOOL_KMP_TASK_PROXY = 0x10,
+    SPOOL_KMP_TASK_PRIORITY = 0x20,
+    SPOOL_KMP_TASK_DETACHABLE = 0x40
+};
+
+/* A dependence (kmp_depend_info). */
+typedef struct spool__kmp_depend {
+    intptr_t base_addr;
+    size_t len;
+    uint8_t flags; /* 1 in, 2 out, 4 mutexinoutset, 8 inoutset */
+} spool__kmp_depend_t;
+
+/* The calling thread's global id: 0 for the first thread that asks (the
+ * initial thread, as a rule), then one per thread in the order they ask. */
+int32_t spool__kmp_gtid(void);
+
+/* The entry points (kmp_parallel.c, kmp_loop.c, kmp_task.c). */
+SPOOL_OMP_API void __kmpc_for_static_init_4(spool__kmp_ident_t *loc, int32_t gtid, int32_t sched,
+                                            int32_t *plast, int32_t *plower, int32_t *pupper,
+                                            int32_t *pstride, int32_t incr, int32_t chunk);
+SPOOL_OMP_API void __kmpc_for_static_init_4u(spool__kmp_ident_t *loc, int32_t gtid, int32_t sched,
+                                             int32_t *plast, uint32_t *plower, uint32_t *pupper,
+                                             int32_t *pstride, int32_t incr, int32_t chunk);
+SPOOL_OMP_API void __kmpc_for_static_init_8(spool__kmp_ident_t *loc, int32_t gtid, int32_t sched,
+                                            int32_t *plast, int64_t *plower, int64_t *pupper,
+                                            int64_t *pstride, int64_t incr, int64_t chunk);
+SPOOL_OMP_API void __kmpc_for_static_init_8u(spool__kmp_ident_t *loc, int32_t gtid, int32_t sched,
+                                             int32_t *plast, uint64_t *plower, uint64_t *pupper,
+                                             int64_t *pstride, int64_t incr, int64_t chunk);
+SPOOL_OMP_API void __kmpc_for_static_fini(spool__kmp_ident_t *loc, int32_t gtid);
+SPOOL_OMP_API void __kmpc_dist_for_static_init_4( spool__kmp_ident_t *loc, int32_t gtid,
+                                                 int32_t sched, int32_t *plast, int32_t *plower,
+                                                 int32_t *pupper, int32_t *pupperd,
+                                                 int32_t *pstride, int32_t incr, int32_t chunk);
+SPOOL_OMP_API void __kmpc_dist_for_static_init_4u( spool__kmp_ident_t *loc, int32_t gtid,
+                                                  int32_t sched, int32_t *plast, uint32_t *plower,
+                                                  uint32_t *pupper, uint32_t *pupperd,
+                                                  int32_t *pstride, int32_t incr, int32_t chunk);
+SPOOL_OMP_API void __kmpc_dist_for_static_init_8( spool__kmp_ident_t *loc, int32_t gtid,
+                                                 int32_t sched, int32_t *plast, int64_t *plower,
+                                                 int64_t *pupper, int64_t *pupperd,
+                                                 int64_t *pstride, int64_t incr, int64_t chunk);
+SPOOL_OMP_API void __kmpc_dist_for_static_init_8u( spool__kmp_ident_t *loc, int32_t gtid,
+                                                  int32_t sched, int32_t *plast, uint64_t *plower,
+                                                  uint64_t *pupper, uint64_t *pupperd,
+                                                  int64_t *pstride, int64_t incr, int64_t chunk);
+SPOOL_OMP_API void __kmpc_dispatch_init_4(spool__kmp_ident_t *loc, int32_t gtid, int32_t sched,
+                                          int32_t lb, int32_t ub, int32_t st, int32_t chunk);
+SPOOL_OMP_API int __kmpc_dispatch_next_4(spool__kmp_ident_t *loc, int32_t gtid, int32_t *plast,
+                                         int32_t *plb, int32_t *pub, int32_t *pst);
+SPOOL_OMP_API void __kmpc_dispatch_fini_4(spool__kmp_ident_t *loc, int32_t gtid);
+SPOOL_OMP_API void __kmpc_dispatch_init_4u(spool__kmp_ident_t *loc, int32_t gtid, int32_t sched,
+                                           uint32_t lb, uint32_t ub, int32_t st, int32_t chunk);
+SPOOL_OMP_API int __kmpc_dispatch_next_4u(spool__kmp_ident_t *loc, int32_t gtid, int32_t *plast,
+                                          uint32_t *plb, uint32_t *pub, int32_t *pst);
+SPOOL_OMP_API void __kmpc_dispatch_fini_4u(spool__kmp_ident_t *loc, int32_t gtid);
+SPOOL_OMP_API void __kmpc_dispatch_init_8(spool__kmp_ident_t *loc, int32_t gtid, int32_t sched,
+                                          int64_t lb, int64_t ub, int64_t st, int64_t chunk);
+SPOOL_OMP_API int __kmpc_dispatch_next_8(spool__kmp_ident_t *loc, int32_t gtid, int32_t *plast,
+                                         int64_t *plb, int64_t *pub, int64_t *pst);
+SPOOL_OMP_API void __kmpc_dispatch_fini_8(spool__kmp_ident_t *loc, int32_t gtid);
+SPOOL_OMP_API void __kmpc_dispatch_init_8u(spool__kmp_ident_t *loc, int32_t gtid, int32_t sched,
+                                           uint64_t lb, uint64_t ub, int64_t st, int64_t chunk);
+SPOOL_OMP_API int __kmpc_dispatch_next_8u(spool__kmp_ident_t *loc, int32_t gtid, int32_t *plast,
+                                          uint64_t *plb, uint64_t *pub, int64_t *pst);
+SPOOL_OMP_API void __kmpc_dispatch_fini_8u(spool__kmp_ident_t *loc, int32_t gtid);
+SPOOL_OMP_API int32_t __kmpc_global_thread_num(spool__kmp_ident_t *loc);
+SPOOL_OMP_API int32_t __kmpc_global_num_threads(spool__kmp_ident_t *loc);
+SPOOL_OMP_API int32_t __kmpc_bound_thread_num(spool__kmp_ident_t *loc);
+SPOOL_OMP_API int32_t __kmpc_bound_num_threads(spool__kmp_ident_t *loc);
+SPOOL_OMP_API int32_t __kmpc_in_parallel(spool__kmp_ident_t *loc);
+SPOOL_OMP_API int32_t __kmpc_ok_to_fork(spool__kmp_ident_t *loc);
+SPOOL_OMP_API void __kmpc_begin(spool__kmp_ident_t *loc, int32_t flags);
+SPOOL_OMP_API void __kmpc_end(spool__kmp_ident_t *loc);
+SPOOL_OMP_API void __kmpc_push_num_threads(spool__kmp_ident_t *loc, int32_t gtid,
+                                           int32_t num_threads);
+SPOOL_OMP_API void __kmpc_push_proc_bind(spool__kmp_ident_t *loc, int32_t gtid, int proc_bind);
+SPOOL_OMP_API void __kmpc_fork_call(spool__kmp_ident_t *loc, int32_t argc,
+                                    spool__kmp_micro_t microtask, ...);
+SPOOL_OMP_API void __kmpc_serialized_parallel(spool__kmp_ident_t *loc, int32_t gtid);
+SPOOL_OMP_API void __kmpc_end_serialized_parallel(spool__kmp_ident_t *loc, int32_t gtid);
+SPOOL_OMP_API void __kmpc_barrier(spool__kmp_ident_t *loc, int32_t gtid);
+SPOOL_OMP_API void __kmpc_flush(spool__kmp_ident_t *loc);
+SPOOL_OMP_API int32_t __kmpc_master(spool__kmp_ident_t *loc, int32_t gtid);
+SPOOL_OMP_API void __kmpc_end_master(spool__kmp_ident_t *loc, int32_t gtid);
+SPOOL_OMP_API int32_t __kmpc_masked(spool__kmp_ident_t *loc, int32_t gtid, int32_t filter);
+SPOOL_OMP_API void __kmpc_end_masked(spool__kmp_ident_t *loc, int32_t gtid);
+SPOOL_OMP_API int32_t __kmpc_single(spool__kmp_ident_t *loc, int32_t gtid);
+SPOOL_OMP_API void __kmpc_end_single(spool__kmp_ident_t *loc, int32_t gtid);
+SPOOL_OMP_API void __kmpc_critical(spool__kmp_ident_t *loc, int32_t gtid,
+                                   spool__kmp_critical_t *crit);
+SPOOL_OMP_API void __kmpc_critical_with_hint(spool__kmp_ident_t *loc, int32_t gtid,
+                                             spool__kmp_critical_t *crit, uint32_t hint);
+SPOOL_OMP_API void __kmpc_end_critical(spool__kmp_ident_t *loc, int32_t gtid,
+                                       spool__kmp_critical_t *crit);
+SPOOL_OMP_API void __kmpc_ordered(spool__kmp_ident_t *loc, int32_t gtid);
+SPOOL_OMP_API void __kmpc_end_ordered(spool__kmp_ident_t *loc, int32_t gtid);
+SPOOL_OMP_API void __kmpc_copyprivate(spool__kmp_ident_t *loc, int32_t gtid, size_t cpy_size,
+                                      void *cpy_data, void (*cpy_func)(void *, void *),
+                                      int32_t didit);
+SPOOL_OMP_API int32_t __kmpc_reduce_nowait(spool__kmp_ident_t *loc, int32_t gtid, int32_t num_vars,
+                                           size_t reduce_size, void *reduce_data,
+                                           void (*reduce_func)(void *lhs, void *rhs),
+                                           spool__kmp_critical_t *lck);
+SPOOL_OMP_API void __kmpc_end_reduce_nowait(spool__kmp_ident_t *loc, int32_t gtid,
+                                            spool__kmp_critical_t *lck);
+SPOOL_OMP_API int32_t __kmpc_reduce(spool__kmp_ident_t *loc, int32_t gtid, int32_t num_vars,
+                                    size_t reduce_size, void *reduce_data,
+                                    void (*reduce_func)(void *lhs, void *rhs),
+                                    spool__kmp_critical_t *lck);
+SPOOL_OMP_API void __kmpc_end_reduce(spool__kmp_ident_t *loc, int32_t gtid,
+                                     spool__kmp_critical_t *lck);
+SPOOL_OMP_API int32_t __kmpc_cancel(spool__kmp_ident_t *loc, int32_t gtid, int32_t kind);
+SPOOL_OMP_API int32_t __kmpc_cancellationpoint(spool__kmp_ident_t *loc, int32_t gtid, int32_t kind);
+SPOOL_OMP_API int32_t __kmpc_cancel_barrier(spool__kmp_ident_t *loc, int32_t gtid);
+SPOOL_OMP_API spool__kmp_task_t *__kmpc_omp_task_alloc(spool__kmp_ident_t *loc, int32_t gtid,
+                                                       int32_t flags, size_t sizeof_kmp_task_t,
+                                                       size_t sizeof_shareds,
+                                                       spool__kmp_routine_t task_entry);
+SPOOL_OMP_API int32_t __kmpc_omp_task(spool__kmp_ident_t *loc, int32_t gtid,
+                                      spool__kmp_task_t *new_task);
+SPOOL_OMP_API int32_t __kmpc_omp_task_with_deps(spool__kmp_ident_t *loc, int32_t gtid,
+                                                spool__kmp_task_t *new_task, int32_t ndeps,
+                                                spool__kmp_depend_t *dep_list,
+                                                int32_t ndeps_noalias,
+                                                spool__kmp_depend_t *noalias_list);
+SPOOL_OMP_API void __kmpc_omp_wait_deps(spool__kmp_ident_t *loc, int32_t gtid, int32_t ndeps,
+                                        spool__kmp_depend_t *dep_list, int32_t ndeps_noalias,
+                                        spool__kmp_depend_t *noalias_list);
+SPOOL_OMP_API void __kmpc_omp_task_begin_if0(spool__kmp_ident_t *loc, int32_t gtid,
+                                             spool__kmp_task_t *task);
+SPOOL_OMP_API void __kmpc_omp_task_complete_if0(spool__kmp_ident_t *loc, int32_t gtid,
+                                                spool__kmp_task_t *task);
+SPOOL_OMP_API int32_t __kmpc_omp_taskwait(spool__kmp_ident_t *loc, int32_t gtid);
+SPOOL_OMP_API int32_t __kmpc_omp_taskyield(spool__kmp_ident_t *loc, int32_t gtid, int end_part);
+SPOOL_OMP_API void __kmpc_taskgroup(spool__kmp_ident_t *loc, int32_t gtid);
+SPOOL_OMP_API void __kmpc_end_taskgroup(spool__kmp_ident_t *loc, int32_t gtid);
+SPOOL_OMP_API void __kmpc_taskloop(spool__kmp_ident_t *loc, int32_t gtid, spool__kmp_task_t *task,
+                                   int if_val, uint64_t *lb, uint64_t *ub, int64_t st, int nogroup,
+                                   int sched, uint64_t grainsize,
+                                   void (*task_dup)(spool__kmp_task_t *, spool__kmp_task_t *,
+                                   int32_t));
+
+/* The rest of libomp's __kmpc_ entry points for the host (kmp_stubs.c):
+ * each ends the process with one line naming itself. */
+_Noreturn void spool__kmp_missing(const char *name);
+
+#endif
