@@ -117,6 +117,18 @@ SPOOL_OMP_API void __kmpc_dispatch_init_8u(spool__kmp_ident_t *loc, int32_t gtid
 SPOOL_OMP_API int __kmpc_dispatch_next_8u(spool__kmp_ident_t *loc, int32_t gtid, int32_t *plast,
                                           uint64_t *plb, uint64_t *pub, int64_t *pst);
 SPOOL_OMP_API void __kmpc_dispatch_fini_8u(spool__kmp_ident_t *loc, int32_t gtid);
+SPOOL_OMP_API void __kmpc_dist_dispatch_init_4(spool__kmp_ident_t *loc, int32_t gtid, int32_t sched,
+                                               int32_t *plast, int32_t lb, int32_t ub, int32_t st,
+                                               int32_t chunk);
+SPOOL_OMP_API void __kmpc_dist_dispatch_init_4u(spool__kmp_ident_t *loc, int32_t gtid,
+                                                int32_t sched, int32_t *plast, uint32_t lb,
+                                                uint32_t ub, int32_t st, int32_t chunk);
+SPOOL_OMP_API void __kmpc_dist_dispatch_init_8(spool__kmp_ident_t *loc, int32_t gtid, int32_t sched,
+                                               int32_t *plast, int64_t lb, int64_t ub, int64_t st,
+                                               int64_t chunk);
+SPOOL_OMP_API void __kmpc_dist_dispatch_init_8u(spool__kmp_ident_t *loc, int32_t gtid,
+                                                int32_t sched, int32_t *plast, uint64_t lb,
+                                                uint64_t ub, int64_t st, int64_t chunk);
 SPOOL_OMP_API int32_t __kmpc_global_thread_num(spool__kmp_ident_t *loc);
 SPOOL_OMP_API int32_t __kmpc_global_num_threads(spool__kmp_ident_t *loc);
 SPOOL_OMP_API int32_t __kmpc_bound_thread_num(spool__kmp_ident_t *loc);
@@ -130,6 +142,13 @@ SPOOL_OMP_API void __kmpc_push_num_threads(spool__kmp_ident_t *loc, int32_t gtid
 SPOOL_OMP_API void __kmpc_push_proc_bind(spool__kmp_ident_t *loc, int32_t gtid, int proc_bind);
 SPOOL_OMP_API void __kmpc_fork_call(spool__kmp_ident_t *loc, int32_t argc,
                                     spool__kmp_micro_t microtask, ...);
+SPOOL_OMP_API void __kmpc_push_num_teams(spool__kmp_ident_t *loc, int32_t gtid, int32_t num_teams,
+                                         int32_t num_threads);
+SPOOL_OMP_API void __kmpc_push_num_teams_51(spool__kmp_ident_t *loc, int32_t gtid,
+                                            int32_t num_teams_lb, int32_t num_teams_ub,
+                                            int32_t num_threads);
+SPOOL_OMP_API void __kmpc_fork_teams(spool__kmp_ident_t *loc, int32_t argc,
+                                     spool__kmp_micro_t microtask, ...);
 SPOOL_OMP_API void __kmpc_serialized_parallel(spool__kmp_ident_t *loc, int32_t gtid);
 SPOOL_OMP_API void __kmpc_end_serialized_parallel(spool__kmp_ident_t *loc, int32_t gtid);
 SPOOL_OMP_API void __kmpc_barrier(spool__kmp_ident_t *loc, int32_t gtid);

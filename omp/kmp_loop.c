@@ -271,3 +271,21 @@ DISPATCH(4, int32_t, uint32_t, int32_t)
 DISPATCH(4u, uint32_t, uint32_t, int32_t)
 DISPATCH(8, int64_t, uint64_t, int64_t)
 DISPATCH(8u, uint64_t, uint64_t, int64_t)
+
+/* distribute parallel for with a dynamic schedule: the team's part of the
+ * loop (distribute's static schedule; *plast: whether it has the last
+ * iteration), then a work share over that part. */
+#define DIST_DISPATCH(sfx, T, UT, ST)                                                              \
+    SPOOL_OMP_API void __kmpc_dist_dispatch_init_##sfx(spool__kmp_ident_t *loc, int32_t gtid,     \
+                                                       int32_t sched, int32_t *plast, T lb, T ub, \
+                                                       ST st, ST chunk)                           \
+    {                                                                                              \
+        ST stride;                                                                                 \
+        __kmpc_for_static_init_##sfx(loc, gtid, KMP_DIST_STATIC, plast, &lb, &ub, &stride, st, 0); \
+        __kmpc_dispatch_init_##sfx(loc, gtid, sched, lb, ub, st, chunk);                           \
+    }
+
+DIST_DISPATCH(4, int32_t, uint32_t, int32_t)
+DIST_DISPATCH(4u, uint32_t, uint32_t, int32_t)
+DIST_DISPATCH(8, int64_t, uint64_t, int64_t)
+DIST_DISPATCH(8u, uint64_t, uint64_t, int64_t)

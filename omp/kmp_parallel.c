@@ -257,6 +257,47 @@ SPOOL_OMP_API void __kmpc_fork_call(spool__kmp_ident_t *loc, int32_t argc,
     spool__omp_team_end();
 }
 
+/* The teams construct on the host: its teams one after another on this
+ * thread, as GOMP_teams_reg runs gcc's; each calls the outlined function
+ * as its thread 0. */
+SPOOL_OMP_API void __kmpc_push_num_teams(spool__kmp_ident_t *loc, int32_t gtid,
+                                         int32_t num_teams, int32_t num_threads)
+{
+    (void)loc;
+    (void)gtid;
+    spool__omp_thread_t *thr = spool__omp_thread();
+    thr->kmp_nteams = num_teams > 0 ? (unsigned)num_teams : 0;
+    thr->kmp_team_limit = num_threads > 0 ? (unsigned)num_threads : 0;
+}
+
+SPOOL_OMP_API void __kmpc_push_num_teams_51(spool__kmp_ident_t *loc, int32_t gtid,
+                                            int32_t num_teams_lb, int32_t num_teams_ub,
+                                            int32_t num_threads)
+{
+    (void)num_teams_lb;
+    __kmpc_push_num_teams(loc, gtid, num_teams_ub, num_threads);
+}
+
+SPOOL_OMP_API void __kmpc_fork_teams(spool__kmp_ident_t *loc, int32_t argc,
+                                     spool__kmp_micro_t microtask, ...)
+{
+    (void)loc;
+    if (argc < 0 || argc > SPOOL_KMP_MAX_ARGS)
+        spool__omp_fatal("__kmpc_fork_teams: a region with %d shared arguments (at most %d)", argc,
+                         SPOOL_KMP_MAX_ARGS);
+    void *args[SPOOL_KMP_MAX_ARGS];
+    va_list ap;
+    va_start(ap, microtask);
+    for (int32_t i = 0; i < argc; i++)
+        args[i] = va_arg(ap, void *);
+    va_end(ap);
+    fork_t f = {microtask, argc, args};
+    spool__omp_thread_t *thr = spool__omp_thread();
+    unsigned nteams = thr->kmp_nteams, limit = thr->kmp_team_limit;
+    thr->kmp_nteams = thr->kmp_team_limit = 0;
+    GOMP_teams_reg(run_micro, &f, nteams, limit, 0);
+}
+
 /* parallel if(false): the compiler runs the region itself between these,
  * in a team of one. */
 static void nothing(void *data)

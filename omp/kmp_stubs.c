@@ -1,5 +1,5 @@
-/* The __kmpc_ entry points libomp exports for the host that the __kmpc_
- * door does not serve yet (omp.md, "The __kmpc_ door"): a program that
+/* The __kmpc_ entry points (and kmp_ functions) libomp exports for the
+ * host that the __kmpc_ door does not serve yet (omp.md, "The __kmpc_ door"): a program that
  * calls one ends with one line naming it, not in libomp's code running
  * without libomp's state. */
 #include <stdio.h>
@@ -10,7 +10,7 @@
 
 _Noreturn void spool__kmp_missing(const char *name)
 {
-    spool__omp_fatal("%s (clang's OpenMP ABI) is not implemented", name);
+    spool__omp_fatal("%s (libomp's ABI) is not implemented", name);
 }
 
 /* Each takes whatever arguments its caller passes and reads none. */
@@ -369,10 +369,6 @@ MISSING(__kmpc_calloc)
 MISSING(__kmpc_destroy_allocator)
 MISSING(__kmpc_destroy_lock)
 MISSING(__kmpc_destroy_nest_lock)
-MISSING(__kmpc_dist_dispatch_init_4)
-MISSING(__kmpc_dist_dispatch_init_4u)
-MISSING(__kmpc_dist_dispatch_init_8)
-MISSING(__kmpc_dist_dispatch_init_8u)
 MISSING(__kmpc_doacross_fini)
 MISSING(__kmpc_doacross_init)
 MISSING(__kmpc_doacross_post)
@@ -380,7 +376,6 @@ MISSING(__kmpc_doacross_wait)
 MISSING(__kmpc_end_barrier_master)
 MISSING(__kmpc_end_scope)
 MISSING(__kmpc_error)
-MISSING(__kmpc_fork_teams)
 MISSING(__kmpc_free)
 MISSING(__kmpc_get_default_allocator)
 MISSING(__kmpc_get_parent_taskid)
@@ -399,8 +394,6 @@ MISSING(__kmpc_pause_resource)
 MISSING(__kmpc_pop_num_threads)
 MISSING(__kmpc_proxy_task_completed)
 MISSING(__kmpc_proxy_task_completed_ooo)
-MISSING(__kmpc_push_num_teams)
-MISSING(__kmpc_push_num_teams_51)
 MISSING(__kmpc_realloc)
 MISSING(__kmpc_scope)
 MISSING(__kmpc_set_default_allocator)
@@ -426,3 +419,6 @@ MISSING(__kmpc_threadprivate_register)
 MISSING(__kmpc_threadprivate_register_vec)
 MISSING(__kmpc_unset_lock)
 MISSING(__kmpc_unset_nest_lock)
+MISSING(kmp_set_thread_affinity_mask_initial)
+MISSING(kmp_threadprivate_insert)
+MISSING(kmp_threadprivate_insert_private_data)

@@ -98,6 +98,9 @@ struct spool__omp_thread {
      * through the __kmpc_ door (kmp_parallel.c; 0: none). */
     unsigned kmp_nthreads;
     unsigned kmp_bind;
+    /* Its next teams construct's num_teams and thread_limit (0: none). */
+    unsigned kmp_nteams;
+    unsigned kmp_team_limit;
 };
 
 extern _Thread_local spool__omp_thread_t spool__omp_tls __attribute__((tls_model("initial-exec")));

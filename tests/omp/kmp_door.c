@@ -4,6 +4,7 @@
  * naming it.  Run with OMP_NUM_THREADS=4 (ctest). */
 #include <omp.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -393,6 +394,59 @@ static void tasks(void)
     CHECK(ok);
 }
 
+/* The teams construct on the host, and distribute loops over its teams. */
+static void teams(void)
+{
+    int nteams = 0;
+    atomic_int seen = 0;
+#pragma omp teams num_teams(3)
+    {
+        if (omp_get_team_num() == 0)
+            nteams = omp_get_num_teams();
+        atomic_fetch_or(&seen, 1 << omp_get_team_num());
+    }
+    /* At most the teams asked (libomp gives fewer where CPUs are few). */
+    CHECK(nteams >= 1 && nteams <= 3 && seen == (1 << nteams) - 1);
+
+    memset(hits, 0, sizeof hits);
+#pragma omp teams distribute num_teams(3)
+    for (int k = 0; k < N; k++)
+        hits[k]++;
+    CHECK(all_once());
+    memset(hits, 0, sizeof hits);
+#pragma omp teams distribute parallel for num_teams(2)
+    for (int k = 0; k < N; k++)
+        hits[k]++;
+    CHECK(all_once());
+    memset(hits, 0, sizeof hits);
+#pragma omp teams distribute parallel for num_teams(2) schedule(dynamic, 4)
+    for (int k = 0; k < N; k++)
+        hits[k]++;
+    CHECK(all_once());
+}
+
+/* libomp's kmp_ extensions that programs call. */
+static void extensions(void)
+{
+    kmp_set_blocktime(50);
+    CHECK(kmp_get_blocktime() == 50);
+    kmp_set_library_turnaround();
+    CHECK(kmp_get_library() == 2);
+    kmp_set_library_throughput();
+    CHECK(kmp_get_stacksize_s() > 0);
+    char *p = kmp_aligned_malloc(100, 64);
+    CHECK(p != NULL && ((uintptr_t)p & 63) == 0);
+    kmp_free(p);
+    kmp_affinity_mask_t mask;
+    kmp_create_affinity_mask(&mask);
+    CHECK(kmp_get_affinity(&mask) == 0);
+    int cpus = 0;
+    for (int c = 0; c < kmp_get_affinity_max_proc() + 64; c++)
+        cpus += kmp_get_affinity_mask_proc(c, &mask) == 1;
+    CHECK(cpus >= 1);
+    kmp_destroy_affinity_mask(&mask);
+}
+
 int main(void)
 {
     if (omp_get_max_threads() != 4) {
@@ -404,6 +458,8 @@ int main(void)
     run_part("test_synchronization", synchronization);
     run_part("test_barrier_rounds", barrier_rounds);
     run_part("test_tasks", tasks);
+    run_part("test_teams", teams);
+    run_part("test_extensions", extensions);
     if (failures != 0) {
         fprintf(stderr, "kmp_door: %d checks failed\n", failures);
         return 1;
