@@ -8,6 +8,9 @@
 #
 #   bench/omp_runtimes.sh BUILD_DIR [RUNS] [THREADS...]
 #
+# COMPILER=clang: the same kernels built here by clang -fopenmp (LLVM's ABI,
+# linked with libomp), on libomp and on libspool-omp by LD_PRELOAD.
+#
 # Environment: WORKLOADS="triad mandelbrot ..." picks rows (default: W8-W14
 # with their variants, W4 and W5, and the task rows W1-W3: fib, nqueens and
 # a million tasks from one thread);
@@ -21,6 +24,15 @@ threads=("${@:-1 2}")
 [ $# -gt 0 ] || threads=(1 2)
 peer=$build/bench/spool-omp-peer
 spool_omp=$build/omp/libspool-omp.so
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+if [ "${COMPILER:-gcc}" = clang ]; then
+  src=$(cd "$(dirname "$0")" && pwd)
+  peer=$work/peer-clang
+  clang -O2 -fopenmp -D_POSIX_C_SOURCE=200809L -DSPOOL_BENCH_OPENMP -o "$peer" \
+    "$src/omp_peer.c" "$src/omp_kernels.c" "$src/kernels.c" "$src/uts.c" "$src/dp.c" -lm ||
+    { echo "omp_runtimes.sh: clang -fopenmp cannot build the kernels" >&2; exit 2; }
+fi
 [ -x "$peer" ] || { echo "omp_runtimes.sh: $peer is missing (build with gcc)" >&2; exit 2; }
 [ -r "$spool_omp" ] || { echo "omp_runtimes.sh: $spool_omp is missing" >&2; exit 2; }
 libomp=${LIBOMP:-}
@@ -29,12 +41,14 @@ if [ -z "$libomp" ]; then
     [ -r "$f" ] && { libomp=$f; break; }
   done
 fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 # The peer's rows are named after its file: one link per runtime.
-ln -s "$peer" "$work/libgomp"
 ln -s "$peer" "$work/libspool-omp"
-runtimes=("libgomp" "libspool-omp")
+if [ "${COMPILER:-gcc}" = clang ]; then
+  runtimes=("libspool-omp")
+else
+  ln -s "$peer" "$work/libgomp"
+  runtimes=("libgomp" "libspool-omp")
+fi
 [ -n "$libomp" ] && { ln -s "$peer" "$work/libomp"; runtimes+=("libomp"); }
 if [ -n "${OMP_EXTRA:-}" ]; then
   ln -s "$peer" "$work/libgomp-${OMP_EXTRA//[^a-zA-Z0-9]/_}"

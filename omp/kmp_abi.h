@@ -65,7 +65,13 @@ typedef struct spool__kmp_depend {
 
 /* The calling thread's global id: 0 for the first thread that asks (the
  * initial thread, as a rule), then one per thread in the order they ask. */
-int32_t spool__kmp_gtid(void);
+extern _Thread_local int32_t spool__kmp_gtid_tls __attribute__((tls_model("initial-exec")));
+int32_t spool__kmp_gtid_new(void);
+static inline int32_t spool__kmp_gtid(void)
+{
+    int32_t g = spool__kmp_gtid_tls;
+    return __builtin_expect(g >= 0, 1) ? g : spool__kmp_gtid_new();
+}
 
 /* The entry points (kmp_parallel.c, kmp_loop.c, kmp_task.c). */
 SPOOL_OMP_API void __kmpc_for_static_init_4(spool__kmp_ident_t *loc, int32_t gtid, int32_t sched,

@@ -14,16 +14,13 @@
 /* ---- thread ids ----------------------------------------------------------------------- */
 
 static _Atomic int32_t next_gtid;
-static _Thread_local int32_t gtid_tls __attribute__((tls_model("initial-exec"))) = -1;
+_Thread_local int32_t spool__kmp_gtid_tls __attribute__((tls_model("initial-exec"))) = -1;
 
-int32_t spool__kmp_gtid(void)
+int32_t spool__kmp_gtid_new(void)
 {
-    int32_t g = gtid_tls;
-    if (__builtin_expect(g < 0, 0)) {
-        /* Relaxed: an id, which orders nothing. */
-        g = atomic_fetch_add_explicit(&next_gtid, 1, memory_order_relaxed);
-        gtid_tls = g;
-    }
+    /* Relaxed: an id, which orders nothing. */
+    int32_t g = atomic_fetch_add_explicit(&next_gtid, 1, memory_order_relaxed);
+    spool__kmp_gtid_tls = g;
     return g;
 }
 

@@ -16,7 +16,7 @@
 typedef struct kmp_head {
     spool__omp_tnode_t *node;
     spool__omp_task_t *saved; /* an undeferred task's: the task it interrupts */
-    size_t task_size, shareds_size;
+    uint32_t task_size, shareds_size;
     int32_t flags;
 } kmp_head_t;
 
@@ -38,20 +38,23 @@ static spool__kmp_task_t *task_new(int32_t flags, size_t task_size, size_t share
 {
     if (flags & (SPOOL_KMP_TASK_PROXY | SPOOL_KMP_TASK_DETACHABLE))
         spool__omp_fatal("__kmpc_omp_task_alloc: detachable and proxy tasks are not supported");
-    if (task_size < sizeof(spool__kmp_task_t))
-        spool__omp_fatal("__kmpc_omp_task_alloc: a task of %zu bytes", task_size);
+    if (task_size < sizeof(spool__kmp_task_t) || task_size > UINT32_MAX ||
+        shareds_size > UINT32_MAX)
+        spool__omp_fatal("__kmpc_omp_task_alloc: a task of %zu bytes and shareds of %zu",
+                         task_size, shareds_size);
     size_t at = shareds_offset(task_size);
     spool__omp_tnode_t *n = spool__omp_task_alloc(at + shareds_size, BLOCK_ALIGN);
     kmp_head_t *h = n->data;
     h->node = n;
     h->saved = NULL;
-    h->task_size = task_size;
-    h->shareds_size = shareds_size;
+    h->task_size = (uint32_t)task_size;
+    h->shareds_size = (uint32_t)shareds_size;
     h->flags = flags;
     spool__kmp_task_t *t = (spool__kmp_task_t *)(void *)((char *)h + HEAD_SIZE);
-    memset(t, 0, sizeof *t);
+    /* data1 and data2 are read only where the flags say clang wrote them. */
     t->shareds = shareds_size > 0 ? (char *)h + at : NULL;
     t->routine = entry;
+    t->part_id = 0;
     return t;
 }
 

@@ -36,7 +36,7 @@ static inline bool defer_room(spool__omp_team_t *team, unsigned id)
 /* ---- nodes ------------------------------------------------------------------ */
 
 /* Freed nodes of the small class, kept per thread for the next tasks. */
-#define NODE_SMALL 256
+#define NODE_SMALL 384
 #define CACHE_MAX 64
 typedef struct node_cache {
     spool__omp_tnode_t *free;
@@ -540,6 +540,19 @@ spool__omp_tnode_t *spool__omp_task_alloc(size_t size, size_t align)
 void spool__omp_task_submit(spool__omp_tnode_t *n, void (*fn)(void *), bool if_clause,
                             unsigned flags, void **depend, int priority)
 {
+    /* Included, as GOMP_task's inline case: its node is only memory. */
+    if (__builtin_expect(depend == NULL, 1)) {
+        spool__omp_thread_t *thr = spool__omp_thread();
+        spool__omp_tnode_t *parent = spool__omp_task_current_any(thr);
+        spool__omp_team_t *team = thr->ts.team;
+        if (!if_clause || parent->final || team == NULL || team->nthreads == 1 ||
+            !defer_room(team, thr->ts.id)) {
+            run_included(thr, parent, parent->final || (flags & SPOOL_OMP_TASK_FINAL), fn, n->data,
+                         false);
+            node_free(n);
+            return;
+        }
+    }
     plan_t p;
     if (!plan(&p, if_clause, flags, depend, NULL)) {
         node_free(n);
