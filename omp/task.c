@@ -534,6 +534,7 @@ spool__omp_tnode_t *spool__omp_task_alloc(size_t size, size_t align)
 {
     spool__omp_tnode_t *n = node_alloc(sizeof(spool__omp_tnode_t) + size + align - 1);
     n->data = block_of(n, align);
+    n->deps = NULL; /* node_free reads it, launched or not */
     return n;
 }
 
