@@ -250,14 +250,20 @@ static void synchronization(void)
     atomic_int singles = 0, bad = 0;
 #pragma omp parallel
     {
-        int mine = -1;
+        for (int round = 0; round < 5; round++) {
+            int mine = -1;
 #pragma omp single copyprivate(mine)
-        {
-            atomic_fetch_add(&singles, 1);
-            mine = 42;
+            {
+                /* Late, so that the others reach the copy first. */
+                struct timespec ms = {0, 2000000};
+                nanosleep(&ms, NULL);
+                if (round == 0)
+                    atomic_fetch_add(&singles, 1);
+                mine = 42 + round;
+            }
+            if (mine != 42 + round)
+                atomic_fetch_add(&bad, 1);
         }
-        if (mine != 42)
-            atomic_fetch_add(&bad, 1);
         static int phase;
 #pragma omp single
         phase = 1;
@@ -348,13 +354,27 @@ static void tasks(void)
         for (int k = 0; k < 100; k++) {
             int v = k;
 #pragma omp task firstprivate(v)
-            atomic_fetch_add(&acc, v);
+            {
+                /* Long enough to be pending when a wait that waits for
+                 * nothing returns. */
+                struct timespec us = {0, 100000};
+                nanosleep(&us, NULL);
+                atomic_fetch_add(&acc, v);
+            }
         }
         CHECK(acc == 4950);
         int token = 0;
         for (int k = 0; k < 64; k++) {
 #pragma omp task depend(inout : token) firstprivate(k) shared(seq, at)
-            seq[at++] = k;
+            {
+                /* A sleep between the read and the write: a task let in
+                 * out of turn (no dependence) writes in the wrong slot. */
+                int slot = at;
+                struct timespec us = {0, 50000};
+                nanosleep(&us, NULL);
+                seq[slot] = k;
+                at = slot + 1;
+            }
         }
 #pragma omp taskwait
         for (int k = 0; k < 64; k++)
