@@ -14,7 +14,7 @@
 
 #include "spool.h"
 
-#include "platform/atomics.h"
+#include "platform/spin.h"
 
 /* The ABI's entry points: every GOMP_ and omp_ name libgomp.so.1 exports. */
 #define SPOOL_OMP_API __attribute__((visibility("default")))

@@ -2,7 +2,6 @@
 #ifndef SPOOL_ATOMICS_H
 #define SPOOL_ATOMICS_H
 
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
@@ -71,34 +70,6 @@ extern atomic_uint spool__tsan_fence_word;
  * between threads and pairs with nothing. */
 #define spool__cpu_relax() atomic_signal_fence(memory_order_seq_cst)
 #endif
-
-/* The i-th round of a spinning wait that may last: a pause, and every 64th
- * round a yield, so that a thread the spinner just woke, which the kernel
- * often queues on the spinner's CPU, runs within microseconds instead of
- * after the spin.  The model checker's build only pauses (it models no
- * scheduler). */
-static inline void spool__spin_round(unsigned long i)
-{
-#if !defined(SPOOL__MODEL_CHECK)
-    if (i % 64 == 63) {
-        sched_yield();
-        return;
-    }
-#endif
-    (void)i;
-    spool__cpu_relax();
-}
-
-/* The i-th round of a wait for another thread's few stores: pauses, and
- * yields once it has lasted a thousand of them (that thread lost its CPU
- * between its stores). */
-static inline void spool__spin_brief(unsigned long i)
-{
-    if (i < 1000)
-        spool__cpu_relax();
-    else
-        sched_yield();
-}
 
 /*
  * Statistics (-DSPOOL_STATS): counters written by one thread, read by any.
