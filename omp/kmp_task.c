@@ -18,6 +18,12 @@ typedef struct kmp_head {
     spool__omp_task_t *saved; /* an undeferred task's: the task it interrupts */
     uint32_t task_size, shareds_size;
     int32_t flags;
+    /* An untied task's body is parts: at a scheduling point clang's code
+     * submits the task again for its next part and returns.  While a part
+     * runs (running), such a submission only asks for the next (again),
+     * which the same thread runs at once: an untied task may go on on any
+     * thread at any time.  Both are the running thread's alone. */
+    bool running, again;
 } kmp_head_t;
 
 #define HEAD_SIZE ((sizeof(kmp_head_t) + 15) & ~(size_t)15)
@@ -50,6 +56,7 @@ static spool__kmp_task_t *task_new(int32_t flags, size_t task_size, size_t share
     h->task_size = (uint32_t)task_size;
     h->shareds_size = (uint32_t)shareds_size;
     h->flags = flags;
+    h->running = h->again = false;
     spool__kmp_task_t *t = (spool__kmp_task_t *)(void *)((char *)h + HEAD_SIZE);
     /* data1 and data2 are read only where the flags say clang wrote them. */
     t->shareds = shareds_size > 0 ? (char *)h + at : NULL;
@@ -81,7 +88,11 @@ static void run(void *data)
     kmp_head_t *h = data;
     spool__kmp_task_t *t = (spool__kmp_task_t *)(void *)((char *)h + HEAD_SIZE);
     int32_t gtid = spool__kmp_gtid();
-    t->routine(gtid, t);
+    h->running = true;
+    do {
+        h->again = false;
+        t->routine(gtid, t);
+    } while (h->again);
     destruct(h, t, gtid);
 }
 
@@ -105,6 +116,10 @@ SPOOL_OMP_API int32_t __kmpc_omp_task(spool__kmp_ident_t *loc, int32_t gtid,
     (void)loc;
     (void)gtid;
     kmp_head_t *h = head_of(new_task);
+    if (h->running) {
+        h->again = true; /* an untied task's next part */
+        return 0;
+    }
     int priority;
     unsigned flags = gomp_flags(h, new_task, &priority);
     spool__omp_task_submit(h->node, run, true, flags, NULL, priority);
@@ -202,6 +217,7 @@ SPOOL_OMP_API void __kmpc_omp_task_begin_if0(spool__kmp_ident_t *loc, int32_t gt
     (void)gtid;
     kmp_head_t *h = head_of(task);
     spool__omp_task_begin_undeferred(h->node, h->flags & SPOOL_KMP_TASK_FINAL, &h->saved);
+    h->running = true;
 }
 
 SPOOL_OMP_API void __kmpc_omp_task_complete_if0(spool__kmp_ident_t *loc, int32_t gtid,
@@ -209,6 +225,11 @@ SPOOL_OMP_API void __kmpc_omp_task_complete_if0(spool__kmp_ident_t *loc, int32_t
 {
     (void)loc;
     kmp_head_t *h = head_of(task);
+    /* The parts of an untied task that its first asked for. */
+    while (h->again) {
+        h->again = false;
+        task->routine(gtid, task);
+    }
     destruct(h, task, gtid);
     spool__omp_task_end_undeferred(h->node, h->saved);
 }

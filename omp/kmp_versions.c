@@ -22,13 +22,15 @@
 #define JUMP "b"
 #endif
 
-#define VERSIONED(name)                                                                            \
+/* name@VERSION, a jump to target. */
+#define VERSIONED_AS(name, target)                                                                 \
     __asm__(".text\n"                                                                              \
             ".globl spool__kmp_v_" #name "\n"                                                      \
             ".type spool__kmp_v_" #name ", %function\n"                                            \
-            "spool__kmp_v_" #name ":\n\t" JUMP " " #name "\n"                                      \
+            "spool__kmp_v_" #name ":\n\t" JUMP " " #target "\n"                                    \
             ".size spool__kmp_v_" #name ", . - spool__kmp_v_" #name "\n"                           \
             ".symver spool__kmp_v_" #name ", " #name "@VERSION\n");
+#define VERSIONED(name) VERSIONED_AS(name, name)
 
 VERSIONED(omp_aligned_alloc)
 VERSIONED(omp_aligned_calloc)
@@ -159,6 +161,20 @@ VERSIONED(omp_test_lock)
 VERSIONED(omp_test_lock_)
 VERSIONED(omp_unset_lock)
 VERSIONED(omp_unset_lock_)
+
+/* libomp's ompc_ names: clang's omp.h calls the affinity-format functions
+ * by them, and other compilers the rest; each is its omp_ function. */
+VERSIONED_AS(ompc_capture_affinity, omp_capture_affinity)
+VERSIONED_AS(ompc_display_affinity, omp_display_affinity)
+VERSIONED_AS(ompc_get_affinity_format, omp_get_affinity_format)
+VERSIONED_AS(ompc_set_affinity_format, omp_set_affinity_format)
+VERSIONED_AS(ompc_get_ancestor_thread_num, omp_get_ancestor_thread_num)
+VERSIONED_AS(ompc_get_team_size, omp_get_team_size)
+VERSIONED_AS(ompc_set_dynamic, omp_set_dynamic)
+VERSIONED_AS(ompc_set_max_active_levels, omp_set_max_active_levels)
+VERSIONED_AS(ompc_set_nested, omp_set_nested)
+VERSIONED_AS(ompc_set_num_threads, omp_set_num_threads)
+VERSIONED_AS(ompc_set_schedule, omp_set_schedule)
 
 /* ---- nest locks: one pointer to a gcc lock ------------------------------------------------ */
 

@@ -393,6 +393,25 @@ static void tasks(void)
         CHECK(done == 2);
     }
 
+    /* Untied tasks: clang splits their bodies into parts at their
+     * scheduling points, each part submitting the task again. */
+    atomic_int parts = 0;
+#pragma omp parallel
+#pragma omp single
+    for (int k = 0; k < 50; k++) {
+#pragma omp task untied
+        {
+            atomic_fetch_add(&parts, 1);
+#pragma omp taskyield
+            atomic_fetch_add(&parts, 1);
+#pragma omp task
+            atomic_fetch_add(&parts, 1);
+#pragma omp taskwait
+            atomic_fetch_add(&parts, 1);
+        }
+    }
+    CHECK(parts == 200);
+
     /* taskloop, with grainsize and num_tasks. */
     memset(hits, 0, sizeof hits);
 #pragma omp parallel
