@@ -241,6 +241,10 @@ unsigned spool__omp_team_start(void (*fn)(void *), void *data, unsigned specifie
     /* The implicit tasks' ICVs: the encountering task's, nthreads-var from
      * OMP_NUM_THREADS's next level, bind-var from the clause. */
     spool__omp_icv_t icv = thr->task->icv;
+    /* A region under the rule for spool jobs passes dyn-var true on to its
+     * implicit tasks: what they open stays within the pool too. */
+    if (spool__omp_dynamic(thr))
+        icv.dyn = true;
     if (spool__omp_env.nthreads_list != NULL && team->level < spool__omp_env.nthreads_list_len)
         icv.nthreads = spool__omp_env.nthreads_list[team->level];
     if (icv.bind != 0 && (flags & 7) != 0)
