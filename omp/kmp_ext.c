@@ -196,22 +196,30 @@ SPOOL_OMP_API int kmp_get_affinity_max_proc(void)
     return omp_get_num_procs();
 }
 
+/* The set behind mask if proc is within its range, else NULL. */
+static cpu_set_t *mask_for(void **mask, int proc)
+{
+    return mask == NULL || proc < 0 || proc >= CPU_SETSIZE ? NULL : *mask;
+}
+
 /* 0, or -1 for a processor outside the mask's range or no mask. */
 SPOOL_OMP_API int kmp_set_affinity_mask_proc(int proc, void **mask);
 SPOOL_OMP_API int kmp_set_affinity_mask_proc(int proc, void **mask)
 {
-    if (mask == NULL || *mask == NULL || proc < 0 || proc >= CPU_SETSIZE)
+    cpu_set_t *set = mask_for(mask, proc);
+    if (set == NULL)
         return -1;
-    CPU_SET((unsigned)proc, (cpu_set_t *)*mask);
+    CPU_SET((unsigned)proc, set);
     return 0;
 }
 
 SPOOL_OMP_API int kmp_unset_affinity_mask_proc(int proc, void **mask);
 SPOOL_OMP_API int kmp_unset_affinity_mask_proc(int proc, void **mask)
 {
-    if (mask == NULL || *mask == NULL || proc < 0 || proc >= CPU_SETSIZE)
+    cpu_set_t *set = mask_for(mask, proc);
+    if (set == NULL)
         return -1;
-    CPU_CLR((unsigned)proc, (cpu_set_t *)*mask);
+    CPU_CLR((unsigned)proc, set);
     return 0;
 }
 
@@ -219,9 +227,10 @@ SPOOL_OMP_API int kmp_unset_affinity_mask_proc(int proc, void **mask)
 SPOOL_OMP_API int kmp_get_affinity_mask_proc(int proc, void **mask);
 SPOOL_OMP_API int kmp_get_affinity_mask_proc(int proc, void **mask)
 {
-    if (mask == NULL || *mask == NULL || proc < 0 || proc >= CPU_SETSIZE)
+    cpu_set_t *set = mask_for(mask, proc);
+    if (set == NULL)
         return -1;
-    return CPU_ISSET((unsigned)proc, (cpu_set_t *)*mask) ? 1 : 0;
+    return CPU_ISSET((unsigned)proc, set) ? 1 : 0;
 }
 
 /* The calling thread's CPUs: 0, or an errno value. */

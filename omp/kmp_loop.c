@@ -88,22 +88,19 @@ static unsigned static_place(int32_t sched, unsigned *tid)
     return thr->ts.team != NULL ? thr->ts.team->nthreads : 1;
 }
 
+/* clang's static kinds of a loop over threads (distribute's apart). */
+static bool static_kind(int32_t sched)
+{
+    return sched == KMP_STATIC_CHUNKED || sched == KMP_STATIC || sched == KMP_STATIC_GREEDY ||
+           sched == KMP_STATIC_BALANCED || sched == KMP_STATIC_BALANCED_CHUNKED;
+}
+
 static void check_static(int32_t sched, i64 incr)
 {
     if (incr == 0)
         spool__omp_fatal("__kmpc_for_static_init: a loop with increment 0");
-    switch (sched) {
-    case KMP_STATIC_CHUNKED:
-    case KMP_STATIC:
-    case KMP_STATIC_GREEDY:
-    case KMP_STATIC_BALANCED:
-    case KMP_STATIC_BALANCED_CHUNKED:
-    case KMP_DIST_CHUNKED:
-    case KMP_DIST_STATIC:
-        return;
-    default:
+    if (!static_kind(sched) && sched != KMP_DIST_CHUNKED && sched != KMP_DIST_STATIC)
         spool__omp_fatal("__kmpc_for_static_init: schedule kind %d is not a static one", sched);
-    }
 }
 
 /* The trip count of [lower, upper] by incr in type T (UT its unsigned
@@ -178,13 +175,9 @@ static long dispatch_sched(int32_t sched, bool *ordered, bool *blocks)
     if (*ordered)
         sched -= 32;
     *blocks = sched == KMP_STATIC || sched == KMP_STATIC_GREEDY || sched == KMP_STATIC_BALANCED;
-    switch (sched) {
-    case KMP_STATIC_CHUNKED:
-    case KMP_STATIC:
-    case KMP_STATIC_GREEDY:
-    case KMP_STATIC_BALANCED:
-    case KMP_STATIC_BALANCED_CHUNKED:
+    if (static_kind(sched))
         return SPOOL_OMP_SCHED_STATIC;
+    switch (sched) {
     case KMP_DYNAMIC_CHUNKED:
     case KMP_STATIC_STEAL:
         return SPOOL_OMP_SCHED_DYNAMIC;

@@ -207,9 +207,8 @@ static void invoke(spool__kmp_micro_t fn, int32_t *g, int32_t *b, int32_t argc, 
         CALL(30)
         CALL(31)
         CALL(32)
-    default:
-        spool__omp_fatal("__kmpc_fork_call: a region with %d shared arguments (at most %d)", argc,
-                         SPOOL_KMP_MAX_ARGS);
+    default: /* fork_args let no other count through */
+        __builtin_unreachable();
     }
 }
 
@@ -233,18 +232,25 @@ static unsigned take_clauses(spool__omp_thread_t *thr, unsigned *flags)
     return n;
 }
 
+/* An outlined region's argc shared arguments, from ap into args (room for
+ * SPOOL_KMP_MAX_ARGS); who names the entry point in the error line. */
+static void fork_args(const char *who, int32_t argc, va_list ap, void **args)
+{
+    if (argc < 0 || argc > SPOOL_KMP_MAX_ARGS)
+        spool__omp_fatal("%s: a region with %d shared arguments (at most %d)", who, argc,
+                         SPOOL_KMP_MAX_ARGS);
+    for (int32_t i = 0; i < argc; i++)
+        args[i] = va_arg(ap, void *);
+}
+
 SPOOL_OMP_API void __kmpc_fork_call(spool__kmp_ident_t *loc, int32_t argc,
                                     spool__kmp_micro_t microtask, ...)
 {
     (void)loc;
-    if (argc < 0 || argc > SPOOL_KMP_MAX_ARGS)
-        spool__omp_fatal("__kmpc_fork_call: a region with %d shared arguments (at most %d)", argc,
-                         SPOOL_KMP_MAX_ARGS);
     void *args[SPOOL_KMP_MAX_ARGS];
     va_list ap;
     va_start(ap, microtask);
-    for (int32_t i = 0; i < argc; i++)
-        args[i] = va_arg(ap, void *);
+    fork_args("__kmpc_fork_call", argc, ap, args);
     va_end(ap);
     fork_t f = {microtask, argc, args};
     unsigned flags;
@@ -279,14 +285,10 @@ SPOOL_OMP_API void __kmpc_fork_teams(spool__kmp_ident_t *loc, int32_t argc,
                                      spool__kmp_micro_t microtask, ...)
 {
     (void)loc;
-    if (argc < 0 || argc > SPOOL_KMP_MAX_ARGS)
-        spool__omp_fatal("__kmpc_fork_teams: a region with %d shared arguments (at most %d)", argc,
-                         SPOOL_KMP_MAX_ARGS);
     void *args[SPOOL_KMP_MAX_ARGS];
     va_list ap;
     va_start(ap, microtask);
-    for (int32_t i = 0; i < argc; i++)
-        args[i] = va_arg(ap, void *);
+    fork_args("__kmpc_fork_teams", argc, ap, args);
     va_end(ap);
     fork_t f = {microtask, argc, args};
     spool__omp_thread_t *thr = spool__omp_thread();
@@ -489,13 +491,8 @@ SPOOL_OMP_API int32_t __kmpc_reduce(spool__kmp_ident_t *loc, int32_t gtid, int32
                                     void (*reduce_func)(void *lhs, void *rhs),
                                     spool__kmp_critical_t *lck)
 {
-    (void)loc;
-    (void)gtid;
-    (void)num_vars;
-    (void)reduce_size;
-    (void)reduce_data;
-    (void)reduce_func;
-    return reduce_begin(lck);
+    /* The same start; only the end differs (a barrier after). */
+    return __kmpc_reduce_nowait(loc, gtid, num_vars, reduce_size, reduce_data, reduce_func, lck);
 }
 
 SPOOL_OMP_API void __kmpc_end_reduce(spool__kmp_ident_t *loc, int32_t gtid,

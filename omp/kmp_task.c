@@ -165,10 +165,17 @@ static void **gomp_depend(void **dep, int32_t n, const spool__kmp_depend_t *list
 
 #define SPOOL_KMP_MAX_DEPS 4096
 
-static void check_deps(const char *what, int32_t n, int32_t n2)
+/* gcc's depend array for clang's two lists, on the heap (the caller
+ * frees it); what names the entry point in an error line. */
+static void **depend_array(const char *what, int32_t n, const spool__kmp_depend_t *list,
+                           int32_t n2, const spool__kmp_depend_t *list2)
 {
     if (n < 0 || n2 < 0 || n + n2 > SPOOL_KMP_MAX_DEPS)
         spool__omp_fatal("%s: %d dependences (at most %d)", what, n + n2, SPOOL_KMP_MAX_DEPS);
+    void **dep = malloc((5 + (size_t)n + (size_t)n2) * sizeof *dep);
+    if (dep == NULL)
+        spool__omp_fatal("%s: out of memory", what);
+    return gomp_depend(dep, n, list, n2, list2);
 }
 
 SPOOL_OMP_API int32_t __kmpc_omp_task_with_deps(spool__kmp_ident_t *loc, int32_t gtid,
@@ -179,11 +186,8 @@ SPOOL_OMP_API int32_t __kmpc_omp_task_with_deps(spool__kmp_ident_t *loc, int32_t
 {
     (void)loc;
     (void)gtid;
-    check_deps("__kmpc_omp_task_with_deps", ndeps, ndeps_noalias);
-    void **dep = malloc((5 + (size_t)ndeps + (size_t)ndeps_noalias) * sizeof *dep);
-    if (dep == NULL)
-        spool__omp_fatal("__kmpc_omp_task_with_deps: out of memory");
-    gomp_depend(dep, ndeps, dep_list, ndeps_noalias, noalias_list);
+    void **dep = depend_array("__kmpc_omp_task_with_deps", ndeps, dep_list, ndeps_noalias,
+                              noalias_list);
     kmp_head_t *h = head_of(new_task);
     int priority;
     unsigned flags = gomp_flags(h, new_task, &priority) | SPOOL_OMP_TASK_DEPEND;
@@ -198,13 +202,11 @@ SPOOL_OMP_API void __kmpc_omp_wait_deps(spool__kmp_ident_t *loc, int32_t gtid, i
 {
     (void)loc;
     (void)gtid;
-    check_deps("__kmpc_omp_wait_deps", ndeps, ndeps_noalias);
-    if (ndeps + ndeps_noalias == 0)
+    if (ndeps == 0 && ndeps_noalias == 0)
         return;
-    void **dep = malloc((5 + (size_t)ndeps + (size_t)ndeps_noalias) * sizeof *dep);
-    if (dep == NULL)
-        spool__omp_fatal("__kmpc_omp_wait_deps: out of memory");
-    GOMP_taskwait_depend(gomp_depend(dep, ndeps, dep_list, ndeps_noalias, noalias_list));
+    void **dep =
+        depend_array("__kmpc_omp_wait_deps", ndeps, dep_list, ndeps_noalias, noalias_list);
+    GOMP_taskwait_depend(dep);
     free(dep);
 }
 

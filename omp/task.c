@@ -567,21 +567,6 @@ void spool__omp_task_discard(spool__omp_tnode_t *n)
     node_free(n);
 }
 
-void spool__omp_task_begin_undeferred(spool__omp_tnode_t *n, bool final, spool__omp_task_t **saved)
-{
-    spool__omp_thread_t *thr = spool__omp_thread();
-    spool__omp_tnode_t *parent = spool__omp_task_current(thr);
-    unsigned char size_class = n->size_class;
-    void *data = n->data;
-    spool__omp_node_init(n, parent, thr->ts.team, &thr->task->icv);
-    n->size_class = size_class;
-    n->data = data;
-    n->final = final || parent->final;
-    n->group = parent->taskgroup != NULL ? parent->taskgroup : parent->group;
-    *saved = thr->task;
-    thr->task = &n->base;
-}
-
 void spool__omp_task_end_undeferred(spool__omp_tnode_t *n, spool__omp_task_t *saved)
 {
     spool__omp_thread_t *thr = spool__omp_thread();

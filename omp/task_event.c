@@ -1,5 +1,6 @@
 /* Detached tasks' events, the task queries, a wait for dependences in
- * place, and the root tasks of target regions (omp.md, "Tasks"). */
+ * place, the root tasks of target regions, and the start of the __kmpc_
+ * door's undeferred tasks (omp.md, "Tasks"). */
 #include <limits.h>
 
 #include "env.h"
@@ -75,4 +76,19 @@ void spool__omp_task_root_end(spool__omp_tnode_t *node)
     spool__omp_wait_outside(node, only_own_ref, node);
     if (node->deps != NULL)
         spool__omp_deps_free(node->deps);
+}
+
+void spool__omp_task_begin_undeferred(spool__omp_tnode_t *n, bool final, spool__omp_task_t **saved)
+{
+    spool__omp_thread_t *thr = spool__omp_thread();
+    spool__omp_tnode_t *parent = spool__omp_task_current(thr);
+    unsigned char size_class = n->size_class;
+    void *data = n->data;
+    spool__omp_node_init(n, parent, thr->ts.team, &thr->task->icv);
+    n->size_class = size_class;
+    n->data = data;
+    n->final = final || parent->final;
+    n->group = parent->taskgroup != NULL ? parent->taskgroup : parent->group;
+    *saved = thr->task;
+    thr->task = &n->base;
 }

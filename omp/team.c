@@ -243,8 +243,8 @@ unsigned spool__omp_team_start(void (*fn)(void *), void *data, unsigned specifie
     spool__omp_icv_t icv = thr->task->icv;
     /* A region under the rule for spool jobs passes dyn-var true on to its
      * implicit tasks: what they open stays within the pool too. */
-    if (spool__omp_dynamic(thr))
-        icv.dyn = true;
+    bool dynamic = spool__omp_dynamic(thr);
+    icv.dyn = dynamic;
     if (spool__omp_env.nthreads_list != NULL && team->level < spool__omp_env.nthreads_list_len)
         icv.nthreads = spool__omp_env.nthreads_list[team->level];
     if (icv.bind != 0 && (flags & 7) != 0)
@@ -267,7 +267,7 @@ unsigned spool__omp_team_start(void (*fn)(void *), void *data, unsigned specifie
             for (unsigned id = 1; id < n; id++)
                 team->members[id].lent = true;
         }
-        if (n < nthreads && !spool__omp_dynamic(thr)) {
+        if (n < nthreads && !dynamic) {
             /* dyn-var false: the team has every thread it asked for, from
              * threads of the library's own where the pool has none idle,
              * each bound to its member slot. */
