@@ -334,7 +334,9 @@ SPOOL_OMP_API void __kmpc_barrier(spool__kmp_ident_t *loc, int32_t gtid)
 SPOOL_OMP_API void __kmpc_flush(spool__kmp_ident_t *loc)
 {
     (void)loc;
-    /* A seq-cst fence: the flush without a list orders every access. */
+    /* A seq-cst fence: the flush without a list orders every access; it
+     * pairs with the other threads' flushes (this one, or gcc's inline fence) and
+     * the seq-cst operations of their constructs. */
     atomic_thread_fence(memory_order_seq_cst);
 }
 
