@@ -63,6 +63,12 @@ typedef struct spool__kmp_depend {
     uint8_t flags; /* 1 in, 2 out, 4 mutexinoutset, 8 inoutset */
 } spool__kmp_depend_t;
 
+/* An ordered dimension of a doacross loop (kmp_dim): its bounds, both
+ * inclusive, and increment. */
+typedef struct spool__kmp_dim {
+    int64_t lo, up, st;
+} spool__kmp_dim_t;
+
 /* The calling thread's global id: 0 for the first thread that asks (the
  * initial thread, as a rule), then one per thread in the order they ask. */
 extern _Thread_local int32_t spool__kmp_gtid_tls __attribute__((tls_model("initial-exec")));
@@ -211,13 +217,36 @@ SPOOL_OMP_API void __kmpc_omp_task_complete_if0(spool__kmp_ident_t *loc, int32_t
                                                 spool__kmp_task_t *task);
 SPOOL_OMP_API int32_t __kmpc_omp_taskwait(spool__kmp_ident_t *loc, int32_t gtid);
 SPOOL_OMP_API int32_t __kmpc_omp_taskyield(spool__kmp_ident_t *loc, int32_t gtid, int end_part);
-SPOOL_OMP_API void __kmpc_taskgroup(spool__kmp_ident_t *loc, int32_t gtid);
-SPOOL_OMP_API void __kmpc_end_taskgroup(spool__kmp_ident_t *loc, int32_t gtid);
 SPOOL_OMP_API void __kmpc_taskloop(spool__kmp_ident_t *loc, int32_t gtid, spool__kmp_task_t *task,
                                    int if_val, uint64_t *lb, uint64_t *ub, int64_t st, int nogroup,
                                    int sched, uint64_t grainsize,
                                    void (*task_dup)(spool__kmp_task_t *, spool__kmp_task_t *,
                                    int32_t));
+
+/* A detached task's event (kmp_task.c). */
+SPOOL_OMP_API void *__kmpc_task_allow_completion_event(spool__kmp_ident_t *loc, int32_t gtid,
+                                                       spool__kmp_task_t *task);
+
+/* Taskgroups and task reductions (kmp_taskred.c). */
+struct spool__kmp_taskred;
+SPOOL_OMP_API void __kmpc_taskgroup(spool__kmp_ident_t *loc, int32_t gtid);
+SPOOL_OMP_API void __kmpc_end_taskgroup(spool__kmp_ident_t *loc, int32_t gtid);
+SPOOL_OMP_API void *__kmpc_taskred_init(int32_t gtid, int32_t num, void *data);
+SPOOL_OMP_API void *__kmpc_task_reduction_init(int32_t gtid, int32_t num, void *data);
+SPOOL_OMP_API void *__kmpc_taskred_modifier_init(spool__kmp_ident_t *loc, int32_t gtid,
+                                                 int32_t is_ws, int32_t num, void *data);
+SPOOL_OMP_API void *__kmpc_task_reduction_modifier_init(spool__kmp_ident_t *loc, int32_t gtid,
+                                                        int32_t is_ws, int32_t num, void *data);
+SPOOL_OMP_API void __kmpc_task_reduction_modifier_fini(spool__kmp_ident_t *loc, int32_t gtid,
+                                                       int32_t is_ws);
+SPOOL_OMP_API void *__kmpc_task_reduction_get_th_data(int32_t gtid, void *tg, void *data);
+
+/* Doacross loops (kmp_doacross.c). */
+SPOOL_OMP_API void __kmpc_doacross_init(spool__kmp_ident_t *loc, int32_t gtid, int32_t num_dims,
+                                        const spool__kmp_dim_t *dims);
+SPOOL_OMP_API void __kmpc_doacross_wait(spool__kmp_ident_t *loc, int32_t gtid, const int64_t *vec);
+SPOOL_OMP_API void __kmpc_doacross_post(spool__kmp_ident_t *loc, int32_t gtid, const int64_t *vec);
+SPOOL_OMP_API void __kmpc_doacross_fini(spool__kmp_ident_t *loc, int32_t gtid);
 
 /* The rest of libomp's __kmpc_ entry points for the host (kmp_stubs.c):
  * each ends the process with one line naming itself. */

@@ -24,7 +24,14 @@ typedef struct kmp_head {
      * which the same thread runs at once: an untied task may go on on any
      * thread at any time.  Both are the running thread's alone. */
     bool running, again;
+    /* Its event is given out (detach): the task completes once its body
+     * has ended and the event is fulfilled. */
+    bool detached;
 } kmp_head_t;
+
+/* A detached task's handle is its node, and GOMP_task's detached tasks
+ * have it in their block's first word (task.c's launch writes it there). */
+_Static_assert(offsetof(kmp_head_t, node) == 0, "the head starts with its node");
 
 #define HEAD_SIZE ((sizeof(kmp_head_t) + 15) & ~(size_t)15)
 #define BLOCK_ALIGN 16
@@ -42,8 +49,8 @@ static size_t shareds_offset(size_t task_size)
 static spool__kmp_task_t *task_new(int32_t flags, size_t task_size, size_t shareds_size,
                                    spool__kmp_routine_t entry)
 {
-    if (flags & (SPOOL_KMP_TASK_PROXY | SPOOL_KMP_TASK_DETACHABLE))
-        spool__omp_fatal("__kmpc_omp_task_alloc: detachable and proxy tasks are not supported");
+    if (flags & SPOOL_KMP_TASK_PROXY)
+        spool__omp_fatal("__kmpc_omp_task_alloc: proxy tasks are not supported");
     if (task_size < sizeof(spool__kmp_task_t) || task_size > UINT32_MAX ||
         shareds_size > UINT32_MAX)
         spool__omp_fatal("__kmpc_omp_task_alloc: a task of %zu bytes and shareds of %zu",
@@ -56,7 +63,7 @@ static spool__kmp_task_t *task_new(int32_t flags, size_t task_size, size_t share
     h->task_size = (uint32_t)task_size;
     h->shareds_size = (uint32_t)shareds_size;
     h->flags = flags;
-    h->running = h->again = false;
+    h->running = h->again = h->detached = false;
     spool__kmp_task_t *t = (spool__kmp_task_t *)(void *)((char *)h + HEAD_SIZE);
     /* data1 and data2 are read only where the flags say clang wrote them. */
     t->shareds = shareds_size > 0 ? (char *)h + at : NULL;
@@ -107,6 +114,8 @@ static unsigned gomp_flags(const kmp_head_t *h, const spool__kmp_task_t *t, int 
         flags |= SPOOL_OMP_TASK_PRIORITY;
         *priority = t->data2.priority;
     }
+    if (h->detached)
+        flags |= SPOOL_OMP_TASK_DETACH;
     return flags;
 }
 
@@ -124,6 +133,20 @@ SPOOL_OMP_API int32_t __kmpc_omp_task(spool__kmp_ident_t *loc, int32_t gtid,
     unsigned flags = gomp_flags(h, new_task, &priority);
     spool__omp_task_submit(h->node, run, true, flags, NULL, priority);
     return 0;
+}
+
+/* The event of a task made with detach: its node (omp_fulfill_event's
+ * handle, as for gcc's tasks). */
+SPOOL_OMP_API void *__kmpc_task_allow_completion_event(spool__kmp_ident_t *loc, int32_t gtid,
+                                                       spool__kmp_task_t *task)
+{
+    (void)loc;
+    (void)gtid;
+    kmp_head_t *h = head_of(task);
+    if (!(h->flags & SPOOL_KMP_TASK_DETACHABLE))
+        spool__omp_fatal("__kmpc_task_allow_completion_event: a task not made detachable");
+    h->detached = true;
+    return h->node;
 }
 
 /* ---- dependences ------------------------------------------------------------------------- */
@@ -218,7 +241,8 @@ SPOOL_OMP_API void __kmpc_omp_task_begin_if0(spool__kmp_ident_t *loc, int32_t gt
     (void)loc;
     (void)gtid;
     kmp_head_t *h = head_of(task);
-    spool__omp_task_begin_undeferred(h->node, h->flags & SPOOL_KMP_TASK_FINAL, &h->saved);
+    spool__omp_task_begin_undeferred(h->node, h->flags & SPOOL_KMP_TASK_FINAL, h->detached,
+                                     &h->saved);
     h->running = true;
 }
 
@@ -233,7 +257,7 @@ SPOOL_OMP_API void __kmpc_omp_task_complete_if0(spool__kmp_ident_t *loc, int32_t
         task->routine(gtid, task);
     }
     destruct(h, task, gtid);
-    spool__omp_task_end_undeferred(h->node, h->saved);
+    spool__omp_task_end_undeferred(h->node, h->saved, h->detached);
 }
 
 SPOOL_OMP_API int32_t __kmpc_omp_taskwait(spool__kmp_ident_t *loc, int32_t gtid)
@@ -251,20 +275,6 @@ SPOOL_OMP_API int32_t __kmpc_omp_taskyield(spool__kmp_ident_t *loc, int32_t gtid
     (void)end_part;
     GOMP_taskyield();
     return 0;
-}
-
-SPOOL_OMP_API void __kmpc_taskgroup(spool__kmp_ident_t *loc, int32_t gtid)
-{
-    (void)loc;
-    (void)gtid;
-    GOMP_taskgroup_start();
-}
-
-SPOOL_OMP_API void __kmpc_end_taskgroup(spool__kmp_ident_t *loc, int32_t gtid)
-{
-    (void)loc;
-    (void)gtid;
-    GOMP_taskgroup_end();
 }
 
 /* ---- taskloop ------------------------------------------------------------------------------ */

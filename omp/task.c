@@ -542,7 +542,7 @@ void spool__omp_task_submit(spool__omp_tnode_t *n, void (*fn)(void *), bool if_c
                             unsigned flags, void **depend, int priority)
 {
     /* Included, as GOMP_task's inline case: its node is only memory. */
-    if (__builtin_expect(depend == NULL, 1)) {
+    if (__builtin_expect(depend == NULL && !(flags & SPOOL_OMP_TASK_DETACH), 1)) {
         spool__omp_thread_t *thr = spool__omp_thread();
         spool__omp_tnode_t *parent = spool__omp_task_current_any(thr);
         spool__omp_team_t *team = thr->ts.team;
@@ -554,12 +554,15 @@ void spool__omp_task_submit(spool__omp_tnode_t *n, void (*fn)(void *), bool if_c
             return;
         }
     }
+    /* A detached task's handle is its node, given out already (launch's
+     * write in the block's first word is the door's node: kmp_task.c). */
+    omp_event_handle_t handle;
     plan_t p;
-    if (!plan(&p, if_clause, flags, depend, NULL)) {
+    if (!plan(&p, if_clause, flags, depend, &handle)) {
         node_free(n);
         return;
     }
-    launch(&p, n, fn, false, flags, priority, NULL);
+    launch(&p, n, fn, false, flags, priority, &handle);
 }
 
 void spool__omp_task_discard(spool__omp_tnode_t *n)
@@ -567,9 +570,13 @@ void spool__omp_task_discard(spool__omp_tnode_t *n)
     node_free(n);
 }
 
-void spool__omp_task_end_undeferred(spool__omp_tnode_t *n, spool__omp_task_t *saved)
+void spool__omp_task_end_undeferred(spool__omp_tnode_t *n, spool__omp_task_t *saved,
+                                    bool detached)
 {
     spool__omp_thread_t *thr = spool__omp_thread();
+    /* As run_at_once's detached task: the maker waits for the event. */
+    if (detached && atomic_fetch_sub_explicit(&n->detach, 1, memory_order_acq_rel) != 1)
+        wait_event(thr, n);
     thr->task = saved;
     heap_end(thr, n);
 }

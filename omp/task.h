@@ -47,6 +47,8 @@ typedef struct spool__omp_tgroup {
     struct spool__omp_tgroup *prev; /* the enclosing one of the same task */
     /* Its task reductions and the enclosing ones (task_reduce.c), or NULL. */
     uintptr_t *reductions;
+    /* The same for the __kmpc_ door's (kmp_taskred.c). */
+    struct spool__kmp_taskred *kmp_reductions;
 } spool__omp_tgroup_t;
 
 struct spool__omp_tnode {
@@ -183,13 +185,15 @@ static inline unsigned spool__omp_self_in(const spool__omp_thread_t *thr,
  * after it (its data), which the compiler fills; then submitted as a task
  * of fn (GOMP_task's if_clause, flags, depend and priority), or run by
  * its maker between begin and end (an undeferred task, final if final;
- * *saved keeps the task it interrupts). */
+ * *saved keeps the task it interrupts; a detached one's end waits for its
+ * event). */
 spool__omp_tnode_t *spool__omp_task_alloc(size_t size, size_t align);
 void spool__omp_task_submit(spool__omp_tnode_t *n, void (*fn)(void *), bool if_clause,
                             unsigned flags, void **depend, int priority);
-void spool__omp_task_begin_undeferred(spool__omp_tnode_t *n, bool final,
+void spool__omp_task_begin_undeferred(spool__omp_tnode_t *n, bool final, bool detached,
                                       spool__omp_task_t **saved);
-void spool__omp_task_end_undeferred(spool__omp_tnode_t *n, spool__omp_task_t *saved);
+void spool__omp_task_end_undeferred(spool__omp_tnode_t *n, spool__omp_task_t *saved,
+                                    bool detached);
 /* Frees a node of spool__omp_task_alloc that became no task. */
 void spool__omp_task_discard(spool__omp_tnode_t *n);
 /* Sets up a node (count 1, not a root, no group). */

@@ -78,7 +78,8 @@ void spool__omp_task_root_end(spool__omp_tnode_t *node)
         spool__omp_deps_free(node->deps);
 }
 
-void spool__omp_task_begin_undeferred(spool__omp_tnode_t *n, bool final, spool__omp_task_t **saved)
+void spool__omp_task_begin_undeferred(spool__omp_tnode_t *n, bool final, bool detached,
+                                      spool__omp_task_t **saved)
 {
     spool__omp_thread_t *thr = spool__omp_thread();
     spool__omp_tnode_t *parent = spool__omp_task_current(thr);
@@ -89,6 +90,8 @@ void spool__omp_task_begin_undeferred(spool__omp_tnode_t *n, bool final, spool__
     n->data = data;
     n->final = final || parent->final;
     n->group = parent->taskgroup != NULL ? parent->taskgroup : parent->group;
+    if (detached)
+        atomic_init(&n->detach, 2); /* the body's end and the event */
     *saved = thr->task;
     thr->task = &n->base;
 }

@@ -20,6 +20,7 @@ SPOOL_OMP_API void GOMP_taskgroup_start(void)
     /* The enclosing taskgroup's task reductions hold in this one too. */
     spool__omp_tgroup_t *outer = cur->taskgroup != NULL ? cur->taskgroup : cur->group;
     g->reductions = outer != NULL ? outer->reductions : NULL;
+    g->kmp_reductions = outer != NULL ? outer->kmp_reductions : NULL;
     cur->taskgroup = g;
 }
 

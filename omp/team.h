@@ -50,6 +50,8 @@ typedef struct spool__omp_ts {
     /* def-allocator-var (0: OMP_ALLOCATOR's), which its team's threads
      * start with. */
     uintptr_t def_allocator;
+    /* The __kmpc_ door's doacross loop it is in (kmp_doacross.c). */
+    struct kmp_doacross *kmp_doacross;
 } spool__omp_ts_t;
 
 

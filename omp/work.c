@@ -129,6 +129,29 @@ void spool__omp_ws_leave(spool__omp_thread_t *thr)
     spool__omp_wake(team, thr->ts.id, &ws->gen);
 }
 
+spool__omp_ws_t *spool__omp_ws_aside(spool__omp_thread_t *thr,
+                                     void (*setup)(spool__omp_ws_t *ws, void *arg), void *arg)
+{
+    spool__omp_ws_t *current = thr->ts.ws;
+    if (spool__omp_ws_enter(thr)) {
+        setup(thr->ts.ws, arg);
+        spool__omp_ws_ready(thr);
+    }
+    spool__omp_ws_t *ws = thr->ts.ws;
+    thr->ts.ws = current;
+    return ws;
+}
+
+void spool__omp_ws_leave_aside(spool__omp_thread_t *thr, spool__omp_ws_t *ws)
+{
+    spool__omp_ws_t *current = thr->ts.ws;
+    long long ticket = thr->ts.ticket;
+    thr->ts.ws = ws;
+    spool__omp_ws_leave(thr);
+    thr->ts.ws = current;
+    thr->ts.ticket = ticket;
+}
+
 void *spool__omp_ws_mem(spool__omp_ws_t *ws, size_t size)
 {
     ws->mem = calloc(1, size > 0 ? size : 1);

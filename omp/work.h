@@ -54,6 +54,14 @@ bool spool__omp_ws_enter(spool__omp_thread_t *thr);
 void spool__omp_ws_ready(spool__omp_thread_t *thr);
 /* The calling thread is done with its construct (the last frees it). */
 void spool__omp_ws_leave(spool__omp_thread_t *thr);
+/* A construct beside the calling thread's current one, which stays its
+ * current one (the __kmpc_ door's doacross bits and task reductions, set
+ * up before the loop they serve): the first thread runs setup(ws, arg).
+ * The thread leaves it with spool__omp_ws_leave_aside.  A thread in a
+ * team of its own has no construct to share: not for it. */
+spool__omp_ws_t *spool__omp_ws_aside(spool__omp_thread_t *thr,
+                                     void (*setup)(spool__omp_ws_t *ws, void *arg), void *arg);
+void spool__omp_ws_leave_aside(spool__omp_thread_t *thr, spool__omp_ws_t *ws);
 /* A team's ring, as new (thread 0, before any member runs). */
 void spool__omp_ws_reset(spool__omp_team_t *team);
 /* Memory of size bytes for the construct, zeroed, shared by the team (the

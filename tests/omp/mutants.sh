@@ -57,7 +57,7 @@ mutant_none() {
       -Wl,--version-script="$tmp/omp/libgomp.map" -L "$build" -l:libspool.so -pthread \
       -Wl,-rpath,"$build" || fail "the copy does not build"
   local tests=(test_omp_sync test_omp_loop test_omp_parallel test_omp_task test_omp_wait)
-  [ -x "$build/tests/omp/test_omp_kmp_door" ] && tests+=(test_omp_kmp_door)
+  [ -x "$build/tests/omp/test_omp_kmp_door" ] && tests+=(test_omp_kmp_door test_omp_kmp_waits)
   for t in "${tests[@]}"; do
     local n=4
     [ "$t" = test_omp_wait ] && n=2 # its ctest environment
@@ -152,12 +152,18 @@ if [ -x "$build/tests/omp/test_omp_kmp_door" ]; then
     test_omp_kmp_door
   mutant kmp-ordered kmp_parallel.c '    GOMP_ordered_start();' '' test_omp_kmp_door
   mutant kmp-taskwait kmp_task.c '    GOMP_taskwait();' '' test_omp_kmp_door
-  mutant kmp-taskgroup kmp_task.c \
-    '    (void)gtid;
-    GOMP_taskgroup_end();' '    (void)gtid;' test_omp_kmp_door
+  mutant kmp-taskgroup kmp_taskred.c \
+    '    GOMP_taskgroup_end();
+    registrations_end(mine, stop);' '    registrations_end(mine, stop);' test_omp_kmp_door
   mutant kmp-depend kmp_task.c \
     '    unsigned flags = gomp_flags(h, new_task, &priority) | SPOOL_OMP_TASK_DEPEND;' \
     '    unsigned flags = gomp_flags(h, new_task, &priority);' test_omp_kmp_door
+  mutant kmp-doacross kmp_doacross.c \
+    '        spool__omp_wait(thr->ts.team, thr->ts.id, s.word, posted, &s);' '        (void)s;' \
+    test_omp_kmp_waits
+  mutant kmp-taskred-end kmp_taskred.c \
+    'memory_order_acq_rel) + 1 == sh->nth)' 'memory_order_acq_rel) == 0)' test_omp_kmp_waits
+  mutant kmp-detach kmp_task.c '        flags |= SPOOL_OMP_TASK_DETACH;' '' test_omp_kmp_waits
 else
   echo "mutants.sh: no test_omp_kmp_door (clang not found): the __kmpc_ door's mutants are not run"
 fi
