@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "base.h"
+#include "gomp_abi.h" /* the omp_ API and its types (the same sizes as clang's) */
 
 /* A construct's source location (clang's ident_t). */
 typedef struct spool__kmp_ident {
@@ -247,6 +248,55 @@ SPOOL_OMP_API void __kmpc_doacross_init(spool__kmp_ident_t *loc, int32_t gtid, i
 SPOOL_OMP_API void __kmpc_doacross_wait(spool__kmp_ident_t *loc, int32_t gtid, const int64_t *vec);
 SPOOL_OMP_API void __kmpc_doacross_post(spool__kmp_ident_t *loc, int32_t gtid, const int64_t *vec);
 SPOOL_OMP_API void __kmpc_doacross_fini(spool__kmp_ident_t *loc, int32_t gtid);
+
+/* clang's nest locks, one pointer to a gcc one on the heap (kmp_versions.c;
+ * also under the omp_ names in libomp's symbol version). */
+SPOOL_OMP_API void spool__kmp_init_nest_lock(void **lock);
+SPOOL_OMP_API void spool__kmp_init_nest_lock_with_hint(void **lock, int hint);
+SPOOL_OMP_API void spool__kmp_destroy_nest_lock(void **lock);
+SPOOL_OMP_API void spool__kmp_set_nest_lock(void **lock);
+SPOOL_OMP_API void spool__kmp_unset_nest_lock(void **lock);
+SPOOL_OMP_API int spool__kmp_test_nest_lock(void **lock);
+
+/* Threadprivate variables, allocations and locks (kmp_private.c). */
+SPOOL_OMP_API void *__kmpc_threadprivate_cached(spool__kmp_ident_t *loc, int32_t gtid, void *data,
+                                                size_t size, void ***cache);
+SPOOL_OMP_API void *__kmpc_threadprivate(spool__kmp_ident_t *loc, int32_t gtid, void *data,
+                                         size_t size);
+SPOOL_OMP_API void __kmpc_threadprivate_register(spool__kmp_ident_t *loc, void *data,
+                                                 void *(*ctor)(void *),
+                                                 void *(*cctor)(void *, void *),
+                                                 void (*dtor)(void *));
+SPOOL_OMP_API void *__kmpc_alloc(int32_t gtid, size_t size, omp_allocator_handle_t allocator);
+SPOOL_OMP_API void *__kmpc_aligned_alloc(int32_t gtid, size_t align, size_t size,
+                                         omp_allocator_handle_t allocator);
+SPOOL_OMP_API void *__kmpc_calloc(int32_t gtid, size_t nmemb, size_t size,
+                                  omp_allocator_handle_t allocator);
+SPOOL_OMP_API void *__kmpc_realloc(int32_t gtid, void *ptr, size_t size,
+                                   omp_allocator_handle_t allocator,
+                                   omp_allocator_handle_t free_allocator);
+SPOOL_OMP_API void __kmpc_free(int32_t gtid, void *ptr, omp_allocator_handle_t allocator);
+SPOOL_OMP_API omp_allocator_handle_t __kmpc_init_allocator(int32_t gtid,
+                                                          omp_memspace_handle_t memspace,
+                                                          int ntraits,
+                                                          omp_alloctrait_t traits[]);
+SPOOL_OMP_API void __kmpc_destroy_allocator(int32_t gtid, omp_allocator_handle_t allocator);
+SPOOL_OMP_API void __kmpc_set_default_allocator(int32_t gtid, omp_allocator_handle_t allocator);
+SPOOL_OMP_API omp_allocator_handle_t __kmpc_get_default_allocator(int32_t gtid);
+SPOOL_OMP_API void __kmpc_init_lock(spool__kmp_ident_t *loc, int32_t gtid, void **lock);
+SPOOL_OMP_API void __kmpc_destroy_lock(spool__kmp_ident_t *loc, int32_t gtid, void **lock);
+SPOOL_OMP_API void __kmpc_set_lock(spool__kmp_ident_t *loc, int32_t gtid, void **lock);
+SPOOL_OMP_API void __kmpc_unset_lock(spool__kmp_ident_t *loc, int32_t gtid, void **lock);
+SPOOL_OMP_API int __kmpc_test_lock(spool__kmp_ident_t *loc, int32_t gtid, void **lock);
+SPOOL_OMP_API void __kmpc_init_nest_lock(spool__kmp_ident_t *loc, int32_t gtid, void **lock);
+SPOOL_OMP_API void __kmpc_destroy_nest_lock(spool__kmp_ident_t *loc, int32_t gtid, void **lock);
+SPOOL_OMP_API void __kmpc_set_nest_lock(spool__kmp_ident_t *loc, int32_t gtid, void **lock);
+SPOOL_OMP_API void __kmpc_unset_nest_lock(spool__kmp_ident_t *loc, int32_t gtid, void **lock);
+SPOOL_OMP_API int __kmpc_test_nest_lock(spool__kmp_ident_t *loc, int32_t gtid, void **lock);
+SPOOL_OMP_API void __kmpc_init_lock_with_hint(spool__kmp_ident_t *loc, int32_t gtid, void **lock,
+                                              uintptr_t hint);
+SPOOL_OMP_API void __kmpc_init_nest_lock_with_hint(spool__kmp_ident_t *loc, int32_t gtid,
+                                                   void **lock, uintptr_t hint);
 
 /* The rest of libomp's __kmpc_ entry points for the host (kmp_stubs.c):
  * each ends the process with one line naming itself. */

@@ -187,7 +187,6 @@ static omp_nest_lock_t *gcc_lock(void **lock, const char *what)
 
 #define NEST_VERSION(fn, name) __asm__(".symver " #fn ", " #name "@VERSION");
 
-SPOOL_OMP_API void spool__kmp_init_nest_lock(void **lock);
 SPOOL_OMP_API void spool__kmp_init_nest_lock(void **lock)
 {
     omp_nest_lock_t *l = aligned_alloc(alignof(omp_nest_lock_t), sizeof *l);
@@ -198,7 +197,6 @@ SPOOL_OMP_API void spool__kmp_init_nest_lock(void **lock)
 }
 NEST_VERSION(spool__kmp_init_nest_lock, omp_init_nest_lock)
 
-SPOOL_OMP_API void spool__kmp_init_nest_lock_with_hint(void **lock, int hint);
 SPOOL_OMP_API void spool__kmp_init_nest_lock_with_hint(void **lock, int hint)
 {
     (void)hint;
@@ -206,7 +204,6 @@ SPOOL_OMP_API void spool__kmp_init_nest_lock_with_hint(void **lock, int hint)
 }
 NEST_VERSION(spool__kmp_init_nest_lock_with_hint, omp_init_nest_lock_with_hint)
 
-SPOOL_OMP_API void spool__kmp_destroy_nest_lock(void **lock);
 SPOOL_OMP_API void spool__kmp_destroy_nest_lock(void **lock)
 {
     omp_nest_lock_t *l = gcc_lock(lock, "omp_destroy_nest_lock");
@@ -216,21 +213,18 @@ SPOOL_OMP_API void spool__kmp_destroy_nest_lock(void **lock)
 }
 NEST_VERSION(spool__kmp_destroy_nest_lock, omp_destroy_nest_lock)
 
-SPOOL_OMP_API void spool__kmp_set_nest_lock(void **lock);
 SPOOL_OMP_API void spool__kmp_set_nest_lock(void **lock)
 {
     omp_set_nest_lock(gcc_lock(lock, "omp_set_nest_lock"));
 }
 NEST_VERSION(spool__kmp_set_nest_lock, omp_set_nest_lock)
 
-SPOOL_OMP_API void spool__kmp_unset_nest_lock(void **lock);
 SPOOL_OMP_API void spool__kmp_unset_nest_lock(void **lock)
 {
     omp_unset_nest_lock(gcc_lock(lock, "omp_unset_nest_lock"));
 }
 NEST_VERSION(spool__kmp_unset_nest_lock, omp_unset_nest_lock)
 
-SPOOL_OMP_API int spool__kmp_test_nest_lock(void **lock);
 SPOOL_OMP_API int spool__kmp_test_nest_lock(void **lock)
 {
     return omp_test_nest_lock(gcc_lock(lock, "omp_test_nest_lock"));

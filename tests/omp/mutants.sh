@@ -57,7 +57,7 @@ mutant_none() {
       -Wl,--version-script="$tmp/omp/libgomp.map" -L "$build" -l:libspool.so -pthread \
       -Wl,-rpath,"$build" || fail "the copy does not build"
   local tests=(test_omp_sync test_omp_loop test_omp_parallel test_omp_task test_omp_wait)
-  [ -x "$build/tests/omp/test_omp_kmp_door" ] && tests+=(test_omp_kmp_door test_omp_kmp_waits)
+  [ -x "$build/tests/omp/test_omp_kmp_door" ] && tests+=(test_omp_kmp_door test_omp_kmp_waits test_omp_kmp_private)
   for t in "${tests[@]}"; do
     local n=4
     [ "$t" = test_omp_wait ] && n=2 # its ctest environment
@@ -163,7 +163,11 @@ if [ -x "$build/tests/omp/test_omp_kmp_door" ]; then
     test_omp_kmp_waits
   mutant kmp-taskred-end kmp_taskred.c \
     'memory_order_acq_rel) + 1 == sh->nth)' 'memory_order_acq_rel) == 0)' test_omp_kmp_waits
-  mutant kmp-detach kmp_task.c '        flags |= SPOOL_OMP_TASK_DETACH;' '' test_omp_kmp_waits
+  mutant kmp-detach kmp_task.c '    if (h->detached)
+        flags |= SPOOL_OMP_TASK_DETACH;' '' test_omp_kmp_waits
+  mutant kmp-lock kmp_private.c \
+    'LOCK_CALL(__kmpc_set_lock, omp_set_lock((omp_lock_t *)(void *)lock))' \
+    'LOCK_CALL(__kmpc_set_lock, (void)lock)' test_omp_kmp_private
 else
   echo "mutants.sh: no test_omp_kmp_door (clang not found): the __kmpc_ door's mutants are not run"
 fi
