@@ -46,15 +46,15 @@ static size_t shareds_offset(size_t task_size)
     return (HEAD_SIZE + task_size + sizeof(void *) - 1) & ~(sizeof(void *) - 1);
 }
 
-static spool__kmp_task_t *task_new(int32_t flags, size_t task_size, size_t shareds_size,
-                                   spool__kmp_routine_t entry)
+static inline __attribute__((always_inline)) spool__kmp_task_t *
+task_new(int32_t flags, size_t task_size, size_t shareds_size, spool__kmp_routine_t entry)
 {
-    if (flags & SPOOL_KMP_TASK_PROXY)
-        spool__omp_fatal("__kmpc_omp_task_alloc: proxy tasks are not supported");
-    if (task_size < sizeof(spool__kmp_task_t) || task_size > UINT32_MAX ||
-        shareds_size > UINT32_MAX)
-        spool__omp_fatal("__kmpc_omp_task_alloc: a task of %zu bytes and shareds of %zu",
-                         task_size, shareds_size);
+    if (__builtin_expect((flags & SPOOL_KMP_TASK_PROXY) || task_size < sizeof(spool__kmp_task_t) ||
+                             (task_size | shareds_size) > UINT32_MAX,
+                         0))
+        spool__omp_fatal("__kmpc_omp_task_alloc: a task of %zu bytes and shareds of %zu%s",
+                         task_size, shareds_size,
+                         (flags & SPOOL_KMP_TASK_PROXY) ? " (a proxy task: not supported)" : "");
     size_t at = shareds_offset(task_size);
     spool__omp_tnode_t *n = spool__omp_task_alloc(at + shareds_size, BLOCK_ALIGN);
     kmp_head_t *h = n->data;
@@ -103,6 +103,16 @@ static void run(void *data)
     destruct(h, t, gtid);
 }
 
+/* A tied task's body, run included: it has one part. */
+static void run_tied(void *data)
+{
+    kmp_head_t *h = data;
+    spool__kmp_task_t *t = (spool__kmp_task_t *)(void *)((char *)h + HEAD_SIZE);
+    int32_t gtid = spool__kmp_gtid();
+    t->routine(gtid, t);
+    destruct(h, t, gtid);
+}
+
 /* GOMP_task's flags and priority for a task of the __kmpc_ door. */
 static unsigned gomp_flags(const kmp_head_t *h, const spool__kmp_task_t *t, int *priority)
 {
@@ -129,6 +139,10 @@ SPOOL_OMP_API int32_t __kmpc_omp_task(spool__kmp_ident_t *loc, int32_t gtid,
         h->again = true; /* an untied task's next part */
         return 0;
     }
+    /* A tied task without an event, included where GOMP_task's would be. */
+    if (__builtin_expect((h->flags & SPOOL_KMP_TASK_TIED) && !h->detached, 1) &&
+        spool__omp_task_included(h->node, run_tied, h->flags & SPOOL_KMP_TASK_FINAL))
+        return 0;
     int priority;
     unsigned flags = gomp_flags(h, new_task, &priority);
     spool__omp_task_submit(h->node, run, true, flags, NULL, priority);

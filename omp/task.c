@@ -35,21 +35,13 @@ static inline bool defer_room(spool__omp_team_t *team, unsigned id)
 
 /* ---- nodes ------------------------------------------------------------------ */
 
-/* Freed nodes of the small class, kept per thread for the next tasks. */
-#define NODE_SMALL 384
-#define CACHE_MAX 64
-typedef struct node_cache {
-    spool__omp_tnode_t *free;
-    unsigned count;
-    bool keyed;
-} node_cache_t;
-static _Thread_local node_cache_t cache __attribute__((tls_model("initial-exec")));
+_Thread_local spool__omp_node_cache_t spool__omp_node_cache __attribute__((tls_model("initial-exec")));
 static pthread_key_t cache_key;
 static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
 
 static void cache_drop(void *arg)
 {
-    node_cache_t *c = arg;
+    spool__omp_node_cache_t *c = arg;
     while (c->free != NULL) {
         spool__omp_tnode_t *n = c->free;
         c->free = n->next;
@@ -64,39 +56,40 @@ static void make_cache_key(void)
         spool__omp_fatal("cannot create a thread-specific key");
 }
 
-static spool__omp_tnode_t *node_alloc(size_t bytes)
+spool__omp_tnode_t *spool__omp_node_alloc_slow(size_t bytes)
 {
-    spool__omp_tnode_t *n;
-    if (bytes <= NODE_SMALL && cache.free != NULL) {
-        n = cache.free;
-        cache.free = n->next;
-        cache.count--;
-        return n;
-    }
-    n = malloc(bytes <= NODE_SMALL ? NODE_SMALL : bytes);
+    bool small = bytes <= SPOOL_OMP_NODE_SMALL;
+    spool__omp_tnode_t *n = malloc(small ? SPOOL_OMP_NODE_SMALL : bytes);
     if (n == NULL)
         spool__omp_fatal("out of memory for a task of %zu bytes", bytes);
-    n->size_class = bytes <= NODE_SMALL;
+    n->size_class = small;
     return n;
 }
 
-static void node_free(spool__omp_tnode_t *n)
+void spool__omp_node_free_slow(spool__omp_tnode_t *n)
 {
-    if (n->deps != NULL)
+    spool__omp_node_cache_t *c = &spool__omp_node_cache;
+    if (n->deps != NULL) {
         spool__omp_deps_free(n->deps);
-    if (n->size_class == 1 && cache.count < CACHE_MAX) {
-        if (!cache.keyed) {
+        n->deps = NULL;
+    }
+    if (n->size_class == 1 && c->count < SPOOL_OMP_NODE_CACHE_MAX) {
+        if (!c->keyed) {
+            /* The thread's exit frees its cache. */
             pthread_once(&cache_key_once, make_cache_key);
-            pthread_setspecific(cache_key, &cache);
-            cache.keyed = true;
+            pthread_setspecific(cache_key, c);
+            c->keyed = true;
         }
-        n->next = cache.free;
-        cache.free = n;
-        cache.count++;
+        n->next = c->free;
+        c->free = n;
+        c->count++;
         return;
     }
     free(n);
 }
+
+#define node_alloc spool__omp_node_alloc
+#define node_free spool__omp_node_free
 
 /* A task's parent gains a child node: its refs, and a deferred child's
  * count too; a root's first held ref counts it in its team's barrier
@@ -492,11 +485,6 @@ static void launch(plan_t *p, spool__omp_tnode_t *n, void (*fn)(void *), bool co
     spool__omp_task_push(p->team, thr->ts.id, n);
 }
 
-static void *block_of(spool__omp_tnode_t *n, size_t align)
-{
-    return (void *)(((uintptr_t)(n + 1) + (uintptr_t)align - 1) & ~((uintptr_t)align - 1));
-}
-
 void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
                           long size, long align, bool if_clause, unsigned flags, void **depend,
                           int priority, void *detach, void (*first)(void *copy, void *arg),
@@ -517,7 +505,7 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
     spool__omp_tnode_t *n = node_alloc(copy ? bytes : sizeof(spool__omp_tnode_t));
     n->data = data;
     if (copy) {
-        n->data = block_of(n, (size_t)align);
+        n->data = spool__omp_block_of(n, (size_t)align);
         if (cpyfn != NULL)
             cpyfn(n->data, data);
         else if (size > 0)
@@ -530,12 +518,16 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
 
 /* ---- the __kmpc_ door's tasks ------------------------------------------------------------ */
 
-spool__omp_tnode_t *spool__omp_task_alloc(size_t size, size_t align)
+bool spool__omp_task_included(spool__omp_tnode_t *n, void (*fn)(void *), bool final)
 {
-    spool__omp_tnode_t *n = node_alloc(sizeof(spool__omp_tnode_t) + size + align - 1);
-    n->data = block_of(n, align);
-    n->deps = NULL; /* node_free reads it, launched or not */
-    return n;
+    spool__omp_thread_t *thr = spool__omp_thread();
+    spool__omp_tnode_t *parent = spool__omp_task_current_any(thr);
+    spool__omp_team_t *team = thr->ts.team;
+    if (!parent->final && team != NULL && team->nthreads > 1 && defer_room(team, thr->ts.id))
+        return false;
+    run_included(thr, parent, parent->final || final, fn, n->data, false);
+    node_free(n);
+    return true;
 }
 
 void spool__omp_task_submit(spool__omp_tnode_t *n, void (*fn)(void *), bool if_clause,

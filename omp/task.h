@@ -181,13 +181,72 @@ static inline unsigned spool__omp_self_in(const spool__omp_thread_t *thr,
 {
     return thr->ts.team == team && team != NULL ? thr->ts.id : UINT_MAX;
 }
+/* A thread's freed nodes of the small class (a node and its block in
+ * SPOOL_OMP_NODE_SMALL bytes), for its next tasks. */
+#define SPOOL_OMP_NODE_SMALL 384
+#define SPOOL_OMP_NODE_CACHE_MAX 64
+typedef struct spool__omp_node_cache {
+    spool__omp_tnode_t *free;
+    unsigned count;
+    bool keyed; /* the thread's exit frees it */
+} spool__omp_node_cache_t;
+extern _Thread_local spool__omp_node_cache_t spool__omp_node_cache
+    __attribute__((tls_model("initial-exec")));
+spool__omp_tnode_t *spool__omp_node_alloc_slow(size_t bytes);
+void spool__omp_node_free_slow(spool__omp_tnode_t *n);
+
+/* A node with room for bytes in all (its size_class set). */
+static inline __attribute__((always_inline)) spool__omp_tnode_t *spool__omp_node_alloc(size_t bytes)
+{
+    spool__omp_node_cache_t *c = &spool__omp_node_cache;
+    spool__omp_tnode_t *n = c->free;
+    if (__builtin_expect(bytes <= SPOOL_OMP_NODE_SMALL && n != NULL, 1)) {
+        c->free = n->next;
+        c->count--;
+        return n;
+    }
+    return spool__omp_node_alloc_slow(bytes);
+}
+
+/* Frees a node (its dependences' table too). */
+static inline __attribute__((always_inline)) void spool__omp_node_free(spool__omp_tnode_t *n)
+{
+    spool__omp_node_cache_t *c = &spool__omp_node_cache;
+    if (__builtin_expect(n->deps == NULL && n->size_class == 1 && c->keyed &&
+                             c->count < SPOOL_OMP_NODE_CACHE_MAX,
+                         1)) {
+        n->next = c->free;
+        c->free = n;
+        c->count++;
+        return;
+    }
+    spool__omp_node_free_slow(n);
+}
+
+/* The block after node n, aligned to align. */
+static inline void *spool__omp_block_of(spool__omp_tnode_t *n, size_t align)
+{
+    return (void *)(((uintptr_t)(n + 1) + (uintptr_t)align - 1) & ~((uintptr_t)align - 1));
+}
+
 /* The __kmpc_ door's tasks: a node with a block of size bytes at align
  * after it (its data), which the compiler fills; then submitted as a task
  * of fn (GOMP_task's if_clause, flags, depend and priority), or run by
  * its maker between begin and end (an undeferred task, final if final;
  * *saved keeps the task it interrupts; a detached one's end waits for its
  * event). */
-spool__omp_tnode_t *spool__omp_task_alloc(size_t size, size_t align);
+static inline __attribute__((always_inline)) spool__omp_tnode_t *
+spool__omp_task_alloc(size_t size, size_t align)
+{
+    spool__omp_tnode_t *n = spool__omp_node_alloc(sizeof(spool__omp_tnode_t) + size + align - 1);
+    n->data = spool__omp_block_of(n, align);
+    n->deps = NULL; /* node_free reads it, launched or not */
+    return n;
+}
+/* Runs a submitted node's task at once where GOMP_task would include it
+ * (if(1), no dependences, no event) and frees it; false where it would be
+ * deferred. */
+bool spool__omp_task_included(spool__omp_tnode_t *n, void (*fn)(void *), bool final);
 void spool__omp_task_submit(spool__omp_tnode_t *n, void (*fn)(void *), bool if_clause,
                             unsigned flags, void **depend, int priority);
 void spool__omp_task_begin_undeferred(spool__omp_tnode_t *n, bool final, bool detached,
