@@ -29,7 +29,10 @@ enum {
     SPOOL_OMP_SCHED_DYNAMIC = 2,
     SPOOL_OMP_SCHED_GUIDED = 3,
     SPOOL_OMP_SCHED_AUTO = 4,
-    SPOOL_OMP_SCHED_MONOTONIC = (int)0x80000000u
+    SPOOL_OMP_SCHED_MONOTONIC = (int)0x80000000u,
+    /* The simd modifier as libomp reads it (the __kmpc_ door's): the chunk
+     * argument is the simd width, chunks are multiples of it (loop.c). */
+    SPOOL_OMP_SCHED_SIMD = 0x40000000
 };
 
 /* The internal control variables of a task's data environment. */

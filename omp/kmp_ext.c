@@ -4,10 +4,12 @@
  * library mode are kept and answered but change no wait (spool's waits
  * spin briefly and sleep whatever they say). */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <strings.h>
 
 #include "env.h"
 #include "gomp_abi.h"
@@ -50,7 +52,8 @@ SPOOL_OMP_API int kmp_get_stacksize(void)
 }
 
 /* libomp's defaults: a block time of 200 ms, the throughput mode (3). */
-static _Atomic int blocktime = 200;
+/* -1 until kmp_set_blocktime: then libomp's default from the environment. */
+static _Atomic int blocktime = -1;
 static _Atomic int library = 3;
 
 SPOOL_OMP_API void kmp_set_blocktime(int ms);
@@ -60,11 +63,29 @@ SPOOL_OMP_API void kmp_set_blocktime(int ms)
     atomic_store_explicit(&blocktime, ms < 0 ? 0 : ms, memory_order_relaxed);
 }
 
+/* libomp's initial block time: KMP_BLOCKTIME, else what OMP_WAIT_POLICY
+ * implies (active: forever, passive: none), else 200 ms. */
+static int blocktime_default(void)
+{
+    const char *s = spool__omp_getenv("KMP_BLOCKTIME");
+    if (s != NULL && *s != '\0') {
+        if (strncasecmp(s, "infinit", 7) == 0)
+            return INT_MAX;
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (end != s && v >= 0)
+            return v > INT_MAX ? INT_MAX : (int)v;
+    }
+    spool__omp_env_init();
+    return spool__omp_env.wait_policy == 1 ? INT_MAX : spool__omp_env.wait_policy == 0 ? 0 : 200;
+}
+
 SPOOL_OMP_API int kmp_get_blocktime(void);
 SPOOL_OMP_API int kmp_get_blocktime(void)
 {
     /* Relaxed: as above. */
-    return atomic_load_explicit(&blocktime, memory_order_relaxed);
+    int ms = atomic_load_explicit(&blocktime, memory_order_relaxed);
+    return ms >= 0 ? ms : blocktime_default();
 }
 
 SPOOL_OMP_API void kmp_set_library(int mode);

@@ -49,8 +49,21 @@ static void static_split(int32_t sched, unsigned nth, unsigned tid, u64 trip, u6
     } else if (nth <= 1) {
         last = 1;
         *stride = (i64)(trip * (u64)incr);
-    } else if (sched == KMP_STATIC_CHUNKED || sched == KMP_DIST_CHUNKED ||
-               sched == KMP_STATIC_BALANCED_CHUNKED) {
+    } else if (sched == KMP_STATIC_BALANCED_CHUNKED) {
+        /* simd:static: one balanced block each, rounded up as libomp
+         * rounds it (a multiple of the chunk where it is a power of two,
+         * as a simd width is; never below the balanced block). */
+        u64 c = chunk < 1 ? 1 : (u64)chunk;
+        u64 b = (trip / nth + (trip % nth != 0) + c - 1) & ~(c - 1);
+        *stride = (i64)(trip * (u64)incr);
+        if (b * tid >= trip) {
+            *lower = *upper + (u64)incr; /* empty */
+        } else {
+            *lower += b * tid * (u64)incr;
+            *upper = *lower + ((trip - b * tid > b ? b : trip - b * tid) - 1) * (u64)incr;
+        }
+        last = tid == (trip - 1) / b;
+    } else if (sched == KMP_STATIC_CHUNKED || sched == KMP_DIST_CHUNKED) {
         u64 c = chunk < 1 ? 1 : (u64)chunk;
         u64 span = c * (u64)incr;
         *stride = (i64)(span * nth);
@@ -175,6 +188,8 @@ static long dispatch_sched(int32_t sched, bool *ordered, bool *blocks)
     if (*ordered)
         sched -= 32;
     *blocks = sched == KMP_STATIC || sched == KMP_STATIC_GREEDY || sched == KMP_STATIC_BALANCED;
+    if (sched == KMP_STATIC_BALANCED_CHUNKED)
+        return SPOOL_OMP_SCHED_STATIC | SPOOL_OMP_SCHED_SIMD;
     if (static_kind(sched))
         return SPOOL_OMP_SCHED_STATIC;
     switch (sched) {
@@ -185,11 +200,13 @@ static long dispatch_sched(int32_t sched, bool *ordered, bool *blocks)
     case KMP_TRAPEZOIDAL:
     case KMP_GUIDED_ITERATIVE:
     case KMP_GUIDED_ANALYTICAL:
-    case KMP_GUIDED_SIMD:
         return SPOOL_OMP_SCHED_GUIDED;
+    case KMP_GUIDED_SIMD:
+        return SPOOL_OMP_SCHED_GUIDED | SPOOL_OMP_SCHED_SIMD;
     case KMP_RUNTIME:
-    case KMP_RUNTIME_SIMD:
         return SPOOL_OMP_SCHED_RUNTIME;
+    case KMP_RUNTIME_SIMD:
+        return SPOOL_OMP_SCHED_RUNTIME | SPOOL_OMP_SCHED_SIMD;
     case KMP_AUTO:
         return SPOOL_OMP_SCHED_AUTO;
     default:

@@ -49,7 +49,11 @@ static size_t shareds_offset(size_t task_size)
 static inline __attribute__((always_inline)) spool__kmp_task_t *
 task_new(int32_t flags, size_t task_size, size_t shareds_size, spool__kmp_routine_t entry)
 {
-    if (__builtin_expect((flags & SPOOL_KMP_TASK_PROXY) || task_size < sizeof(spool__kmp_task_t) ||
+    /* data1 and data2 follow part_id only where the flags use them. */
+    size_t need = (flags & SPOOL_KMP_TASK_PRIORITY)      ? sizeof(spool__kmp_task_t)
+                  : (flags & SPOOL_KMP_TASK_DESTRUCTORS) ? offsetof(spool__kmp_task_t, data2)
+                                                         : offsetof(spool__kmp_task_t, data1);
+    if (__builtin_expect((flags & SPOOL_KMP_TASK_PROXY) || task_size < need ||
                              (task_size | shareds_size) > UINT32_MAX,
                          0))
         spool__omp_fatal("__kmpc_omp_task_alloc: a task of %zu bytes and shareds of %zu%s",

@@ -49,6 +49,7 @@ void spool__omp_loop_init(spool__omp_ws_t *ws, u64 start, u64 end, u64 incr, u64
     ws->incr = incr;
     ws->n = n;
     ws->sched = sched;
+    ws->simd = 0;
     ws->ordered = false;
     if (sched != SPOOL_OMP_SCHED_STATIC && chunk == 0)
         chunk = 1;
@@ -91,6 +92,14 @@ static bool static_next(spool__omp_thread_t *thr, spool__omp_ws_t *ws, u64 *from
         if (thr->ts.static_trip > 0)
             return false;
         thr->ts.static_trip = -1;
+        if (ws->simd != 0) {
+            /* libomp's balanced blocks, rounded up as it rounds them
+             * (to a multiple of a width that is a power of two). */
+            u64 b = (ws->n / nthreads + (ws->n % nthreads != 0) + ws->simd - 1) & ~(ws->simd - 1);
+            *from = b * i < ws->n ? b * i : ws->n;
+            *to = ws->n - *from > b ? *from + b : ws->n;
+            return *to > *from;
+        }
         u64 q = ws->n / nthreads, t = ws->n % nthreads;
         if (i < t) {
             q++;
@@ -148,6 +157,8 @@ static bool guided_next(spool__omp_ws_t *ws, u64 nthreads, u64 *from, u64 *to)
         u64 left = n - start, parts = 2 * nthreads, q = left / parts + (left % parts != 0);
         if (q < ws->chunk)
             q = ws->chunk;
+        if (ws->simd != 0)
+            q = (q + ws->simd - 1) / ws->simd * ws->simd;
         end = q < left ? start + q : n;
         /* Relaxed: as in dynamic_next. */
     } while (!atomic_compare_exchange_weak_explicit(&ws->next, &start, end, memory_order_relaxed,

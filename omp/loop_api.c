@@ -14,6 +14,19 @@ static unsigned team_size(const spool__omp_thread_t *thr)
     return thr->ts.team != NULL ? thr->ts.team->nthreads : 1;
 }
 
+/* The chunk of a loop with the simd modifier of width simd (asked: its
+ * schedule as asked; kind, chunk: as resolved), as libomp takes it: a
+ * runtime schedule's chunk times the width (static without one: balanced
+ * blocks), else the width. */
+static u64 simd_chunk(int asked, int kind, u64 chunk, u64 simd)
+{
+    if ((asked & ~SPOOL_OMP_SCHED_MONOTONIC) != SPOOL_OMP_SCHED_RUNTIME)
+        return kind == SPOOL_OMP_SCHED_STATIC ? 0 : simd;
+    if (kind == SPOOL_OMP_SCHED_STATIC && chunk == 0)
+        return 0;
+    return (chunk > 0 ? chunk : 1) * simd;
+}
+
 void spool__omp_loop_enter(spool__omp_thread_t *thr, u64 start, u64 end, u64 incr, u64 n,
                            long sched, u64 chunk, bool ordered, uintptr_t *reductions, void **mem)
 {
@@ -21,8 +34,13 @@ void spool__omp_loop_enter(spool__omp_thread_t *thr, u64 start, u64 end, u64 inc
     thr->ts.ticket = -1;
     if (spool__omp_ws_enter_reducing(thr, reductions)) {
         spool__omp_ws_t *ws = thr->ts.ws;
-        int kind = spool__omp_sched_resolve((int)sched, &chunk);
+        u64 simd = (sched & SPOOL_OMP_SCHED_SIMD) ? (chunk > 0 ? chunk : 1) : 0;
+        int kind = spool__omp_sched_resolve((int)(sched & ~SPOOL_OMP_SCHED_SIMD), &chunk);
+        if (simd != 0)
+            chunk = simd_chunk((int)(sched & ~SPOOL_OMP_SCHED_SIMD), kind, chunk, simd);
         spool__omp_loop_init(ws, start, end, incr, n, kind, chunk, team_size(thr));
+        /* Chunks a multiple of the chunk, balanced blocks of the width. */
+        ws->simd = simd == 0 ? 0 : chunk != 0 ? chunk : simd;
         ws->ordered = ordered;
         if (mem != NULL)
             spool__omp_ws_mem(ws, (size_t)(uintptr_t)*mem);

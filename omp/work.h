@@ -26,6 +26,9 @@ typedef struct spool__omp_ws {
      * incr (modulo 2^64, for long and unsigned long long loops alike),
      * k < n; end is the loop's own end, handed out with the last chunk. */
     unsigned long long start, end, incr, n, chunk;
+    /* The simd modifier (0: none): static blocks and guided chunks are
+     * multiples of it (the width, or the chunk, itself one of the width). */
+    unsigned long long simd;
     /* The next logical iteration not handed out (dynamic, guided,
      * sections): the one word threads change. */
     SPOOL_OMP_ALIGNED _Atomic unsigned long long next;

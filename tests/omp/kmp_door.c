@@ -117,6 +117,15 @@ static void loops(void)
         owner[k] = omp_get_thread_num();
     for (int k = 0; k < 16; k++)
         CHECK(owner[k] == (k / 3) % 4);
+    /* schedule(simd:static, 4): libomp's balanced blocks, a multiple of
+     * the chunk (clang's kmp_sch_static_balanced_chunked): 8, 8, 8, none,
+     * not chunks of 4 dealt round-robin. */
+    int owner24[24];
+#pragma omp parallel for schedule(simd : static, 4) num_threads(4)
+    for (int k = 0; k < 24; k++)
+        owner24[k] = omp_get_thread_num();
+    for (int k = 0; k < 24; k++)
+        CHECK(owner24[k] == k / 8);
 
     memset(hits, 0, sizeof hits);
 #pragma omp parallel for schedule(static, 7)
