@@ -242,6 +242,10 @@ SPOOL_OMP_API void __kmpc_task_reduction_modifier_fini(spool__kmp_ident_t *loc, 
                                                        int32_t is_ws);
 SPOOL_OMP_API void *__kmpc_task_reduction_get_th_data(int32_t gtid, void *tg, void *data);
 
+/* A proxy task's completion (kmp_task.c). */
+SPOOL_OMP_API void __kmpc_proxy_task_completed(int32_t gtid, spool__kmp_task_t *ptask);
+SPOOL_OMP_API void __kmpc_proxy_task_completed_ooo(spool__kmp_task_t *ptask);
+
 /* Doacross loops (kmp_doacross.c). */
 SPOOL_OMP_API void __kmpc_doacross_init(spool__kmp_ident_t *loc, int32_t gtid, int32_t num_dims,
                                         const spool__kmp_dim_t *dims);

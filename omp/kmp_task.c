@@ -53,12 +53,9 @@ task_new(int32_t flags, size_t task_size, size_t shareds_size, spool__kmp_routin
     size_t need = (flags & SPOOL_KMP_TASK_PRIORITY)      ? sizeof(spool__kmp_task_t)
                   : (flags & SPOOL_KMP_TASK_DESTRUCTORS) ? offsetof(spool__kmp_task_t, data2)
                                                          : offsetof(spool__kmp_task_t, data1);
-    if (__builtin_expect((flags & SPOOL_KMP_TASK_PROXY) || task_size < need ||
-                             (task_size | shareds_size) > UINT32_MAX,
-                         0))
-        spool__omp_fatal("__kmpc_omp_task_alloc: a task of %zu bytes and shareds of %zu%s",
-                         task_size, shareds_size,
-                         (flags & SPOOL_KMP_TASK_PROXY) ? " (a proxy task: not supported)" : "");
+    if (__builtin_expect(task_size < need || (task_size | shareds_size) > UINT32_MAX, 0))
+        spool__omp_fatal("__kmpc_omp_task_alloc: a task of %zu bytes and shareds of %zu",
+                         task_size, shareds_size);
     size_t at = shareds_offset(task_size);
     spool__omp_tnode_t *n = spool__omp_task_alloc(at + shareds_size, BLOCK_ALIGN);
     kmp_head_t *h = n->data;
@@ -67,7 +64,9 @@ task_new(int32_t flags, size_t task_size, size_t shareds_size, spool__kmp_routin
     h->task_size = (uint32_t)task_size;
     h->shareds_size = (uint32_t)shareds_size;
     h->flags = flags;
-    h->running = h->again = h->detached = false;
+    h->running = h->again = false;
+    /* A proxy task (a target task's) completes when its maker says so. */
+    h->detached = flags & SPOOL_KMP_TASK_PROXY;
     spool__kmp_task_t *t = (spool__kmp_task_t *)(void *)((char *)h + HEAD_SIZE);
     /* data1 and data2 are read only where the flags say clang wrote them. */
     t->shareds = shareds_size > 0 ? (char *)h + at : NULL;
@@ -165,6 +164,22 @@ SPOOL_OMP_API void *__kmpc_task_allow_completion_event(spool__kmp_ident_t *loc, 
         spool__omp_fatal("__kmpc_task_allow_completion_event: a task not made detachable");
     h->detached = true;
     return h->node;
+}
+
+/* A proxy task is done, said from a thread of its team (in order) or from
+ * any thread (out of order): its event. */
+SPOOL_OMP_API void __kmpc_proxy_task_completed(int32_t gtid, spool__kmp_task_t *ptask)
+{
+    (void)gtid;
+    __kmpc_proxy_task_completed_ooo(ptask);
+}
+
+SPOOL_OMP_API void __kmpc_proxy_task_completed_ooo(spool__kmp_task_t *ptask)
+{
+    kmp_head_t *h = head_of(ptask);
+    if (!(h->flags & SPOOL_KMP_TASK_PROXY))
+        spool__omp_fatal("__kmpc_proxy_task_completed: not a proxy task");
+    omp_fulfill_event((omp_event_handle_t)(uintptr_t)h->node);
 }
 
 /* ---- dependences ------------------------------------------------------------------------- */

@@ -4,6 +4,7 @@
  * result is checked; a wrong one ends the program with a line naming it.
  * Run with OMP_NUM_THREADS=4 (ctest). */
 #include <omp.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -358,6 +359,51 @@ static void detached(void)
     }
 }
 
+/* A proxy task (libomp's form of a target task): it completes when a
+ * thread of the program's says so, here one it starts in the body. */
+typedef struct proxy_task {
+    void *shareds;
+    int (*routine)(int, struct proxy_task *);
+    int part_id;
+} proxy_task_t;
+proxy_task_t *__kmpc_omp_task_alloc(void *loc, int gtid, int flags, size_t size, size_t shareds,
+                                    int (*entry)(int, proxy_task_t *));
+int __kmpc_omp_task(void *loc, int gtid, proxy_task_t *task);
+void __kmpc_proxy_task_completed_ooo(proxy_task_t *task);
+int __kmpc_global_thread_num(void *loc);
+
+static atomic_int proxy_done;
+static pthread_t proxy_thread;
+
+static void *proxy_completer(void *task)
+{
+    pause_us(20000);
+    atomic_store(&proxy_done, 1);
+    __kmpc_proxy_task_completed_ooo(task);
+    return NULL;
+}
+
+static int proxy_body(int gtid, proxy_task_t *task)
+{
+    (void)gtid;
+    pthread_create(&proxy_thread, NULL, proxy_completer, task);
+    return 0;
+}
+
+static void proxy(void)
+{
+#pragma omp parallel
+#pragma omp single
+    {
+        int gtid = __kmpc_global_thread_num(NULL);
+        proxy_task_t *t = __kmpc_omp_task_alloc(NULL, gtid, 0x11, sizeof *t, 0, proxy_body);
+        __kmpc_omp_task(NULL, gtid, t);
+#pragma omp taskwait
+        CHECK(atomic_load(&proxy_done) == 1);
+    }
+    pthread_join(proxy_thread, NULL);
+}
+
 int main(void)
 {
     if (omp_get_max_threads() != 4) {
@@ -367,6 +413,7 @@ int main(void)
     run_part("test_doacross", doacross);
     run_part("test_task_reductions", task_reductions);
     run_part("test_detached", detached);
+    run_part("test_proxy", proxy);
     if (failures != 0) {
         fprintf(stderr, "kmp_waits: %d checks failed\n", failures);
         return 1;
