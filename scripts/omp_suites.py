@@ -12,13 +12,14 @@ libomp.so.5 name): --runtimes libomp,spool.
 
     scripts/omp_suites.py BUILD_DIR [--gcc GCC_SRC] [--llvm LLVM_OPENMP]
                           [--examples EXAMPLES] [--work DIR] [--jobs N]
-                          [--timeout S] [--only REGEX] [--envs default,8]
+                          [--timeout S] [--only REGEX] [--envs default,8] [--llvm-kmp]
                           [--runtimes libgomp,spool[,libomp]] [--compiler gcc|clang]
 
 GCC_SRC: a GCC 12 source tree (libgomp/testsuite: libgomp.c,
 libgomp.c-c++-common, libgomp.c++).  LLVM_OPENMP: LLVM's openmp folder
 (runtime/test, without ompt, affinity and the tests that name __kmpc_ or
-kmp_ internals).  EXAMPLES: a checkout of github.com/OpenMP/Examples (the
+kmp_ internals; --llvm-kmp: only those, which call libomp's ABI or its
+extensions directly).  EXAMPLES: a checkout of github.com/OpenMP/Examples (the
 C and C++ sources whose operation is run).  BUILD_DIR: a build of this
 repository (omp/gomp/libgomp.so.1).  Nothing here is fetched.
 
@@ -242,7 +243,7 @@ LLVM_FEATURES = {"gcc", "gcc-12", "gnu", "linux", "multicpu", "x86_64"}
 LLVM_FEATURES_CLANG = {"clang", "clang-14", "linux", "multicpu", "x86_64"}
 
 
-def llvm_tests(root, features=LLVM_FEATURES):
+def llvm_tests(root, features=LLVM_FEATURES, kmp_only=False):
     test = os.path.join(root, "runtime", "test")
     if not os.path.isdir(test):
         sys.exit("omp_suites: %s has no runtime/test" % root)
@@ -256,7 +257,7 @@ def llvm_tests(root, features=LLVM_FEATURES):
                 continue
             path = os.path.join(d, f)
             src = open(path, errors="replace").read()
-            if re.search(r"__kmpc_|\bkmp_|\bKMP_", src):
+            if bool(re.search(r"__kmpc_|\bkmp_|\bKMP_", src)) != kmp_only:
                 continue
             run, skip = [], False
             lines = src.splitlines()
@@ -460,6 +461,7 @@ def main():
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     p.add_argument("--timeout", type=float, default=120)
     p.add_argument("--only")
+    p.add_argument("--llvm-kmp", action="store_true")
     p.add_argument("--envs", default="default,8")
     p.add_argument("--runtimes", default="libgomp,spool")
     p.add_argument("--json")
@@ -480,7 +482,7 @@ def main():
         tests += gcc_tests(args.gcc)
     if args.llvm:
         tests += llvm_tests(args.llvm, LLVM_FEATURES_CLANG if args.compiler == "clang"
-                            else LLVM_FEATURES)
+                            else LLVM_FEATURES, args.llvm_kmp)
     if args.examples:
         tests += example_tests(args.examples)
     if args.only:
