@@ -112,17 +112,27 @@ static bool posted(const void *arg)
     return (atomic_load_explicit(s->word, memory_order_seq_cst) & s->mask) != 0;
 }
 
+/* The word and bit of the calling thread's doacross loop for the
+ * iteration vec names; false if none (no loop, a team of one, or an
+ * iteration outside the loop, which a sink waits for nothing). */
+static bool bit_of(spool__omp_thread_t *thr, const int64_t *vec, sink_t *s)
+{
+    const kmp_doacross_t *d = thr->ts.kmp_doacross;
+    u64 bit;
+    if (d == NULL || !iteration(d, vec, &bit))
+        return false;
+    s->word = &d->ws->doacross[bit / 64];
+    s->mask = 1ull << (bit % 64);
+    return true;
+}
+
 SPOOL_OMP_API void __kmpc_doacross_wait(spool__kmp_ident_t *loc, int32_t gtid, const int64_t *vec)
 {
     (void)loc;
     (void)gtid;
     spool__omp_thread_t *thr = spool__omp_thread();
-    const kmp_doacross_t *d = thr->ts.kmp_doacross;
-    u64 bit;
-    if (d == NULL || !iteration(d, vec, &bit))
-        return;
-    sink_t s = {&d->ws->doacross[bit / 64], 1ull << (bit % 64)};
-    if (!posted(&s))
+    sink_t s;
+    if (bit_of(thr, vec, &s) && !posted(&s))
         spool__omp_wait(thr->ts.team, thr->ts.id, s.word, posted, &s);
 }
 
@@ -131,16 +141,14 @@ SPOOL_OMP_API void __kmpc_doacross_post(spool__kmp_ident_t *loc, int32_t gtid, c
     (void)loc;
     (void)gtid;
     spool__omp_thread_t *thr = spool__omp_thread();
-    const kmp_doacross_t *d = thr->ts.kmp_doacross;
-    u64 bit;
-    if (d == NULL || !iteration(d, vec, &bit))
+    sink_t s;
+    if (!bit_of(thr, vec, &s))
         return;
-    _Atomic u64 *word = &d->ws->doacross[bit / 64];
     /* Seq-cst (a release): pairs with the load in posted(): the
      * iteration's work before its depend(source) is visible to its sinks
      * (W1, with the wake). */
-    atomic_fetch_or_explicit(word, 1ull << (bit % 64), memory_order_seq_cst);
-    spool__omp_wake(thr->ts.team, thr->ts.id, word);
+    atomic_fetch_or_explicit(s.word, s.mask, memory_order_seq_cst);
+    spool__omp_wake(thr->ts.team, thr->ts.id, s.word);
 }
 
 SPOOL_OMP_API void __kmpc_doacross_fini(spool__kmp_ident_t *loc, int32_t gtid)

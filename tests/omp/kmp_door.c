@@ -12,27 +12,8 @@
 
 #include "spool.h"
 
-static int failures;
-
-/* Lines as cmocka's, which tests/omp/mutants.sh reads: each part's name,
- * and the parts that failed. */
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "kmp_door: %s:%d: %s\n", __FILE__, __LINE__, #cond);                    \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
-
-static void run_part(const char *name, void (*part)(void))
-{
-    int before = failures;
-    printf("[ RUN      ] %s\n", name);
-    fflush(stdout);
-    part();
-    printf("%s %s\n", failures == before ? "[       OK ]" : "[  FAILED  ]", name);
-    fflush(stdout);
-}
+#define KMP_TEST "kmp_door"
+#include "kmp_check.h"
 
 static void parallel_regions(void)
 {
@@ -497,10 +478,8 @@ static void extensions(void)
 
 int main(void)
 {
-    if (omp_get_max_threads() != 4) {
-        fprintf(stderr, "kmp_door: run with OMP_NUM_THREADS=4\n");
+    if (!check_threads())
         return 2;
-    }
     run_part("test_parallel", parallel_regions);
     run_part("test_loops", loops);
     run_part("test_synchronization", synchronization);
@@ -508,10 +487,5 @@ int main(void)
     run_part("test_tasks", tasks);
     run_part("test_teams", teams);
     run_part("test_extensions", extensions);
-    if (failures != 0) {
-        fprintf(stderr, "kmp_door: %d checks failed\n", failures);
-        return 1;
-    }
-    printf("kmp_door: every construct right\n");
-    return 0;
+    return check_end();
 }

@@ -9,25 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "kmp_private: %s:%d: %s\n", __FILE__, __LINE__, #cond);                 \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
-
-static void run_part(const char *name, void (*part)(void))
-{
-    int before = failures;
-    printf("[ RUN      ] %s\n", name);
-    fflush(stdout);
-    part();
-    printf("%s %s\n", failures == before ? "[       OK ]" : "[  FAILED  ]", name);
-    fflush(stdout);
-}
+#define KMP_TEST "kmp_private"
+#include "kmp_check.h"
 
 static int counter = 7;
 static double big[64] = {1.5};
@@ -134,17 +117,10 @@ static void lock_calls(void)
 
 int main(void)
 {
-    if (omp_get_max_threads() != 4) {
-        fprintf(stderr, "kmp_private: run with OMP_NUM_THREADS=4\n");
+    if (!check_threads())
         return 2;
-    }
     run_part("test_threadprivate", threadprivate);
     run_part("test_allocate", allocate_directive);
     run_part("test_lock_calls", lock_calls);
-    if (failures != 0) {
-        fprintf(stderr, "kmp_private: %d checks failed\n", failures);
-        return 1;
-    }
-    printf("kmp_private: every construct right\n");
-    return 0;
+    return check_end();
 }

@@ -11,26 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-static int failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "kmp_waits: %s:%d: %s\n", __FILE__, __LINE__, #cond);                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
-
-/* Lines as cmocka's, which tests/omp/mutants.sh reads. */
-static void run_part(const char *name, void (*part)(void))
-{
-    int before = failures;
-    printf("[ RUN      ] %s\n", name);
-    fflush(stdout);
-    part();
-    printf("%s %s\n", failures == before ? "[       OK ]" : "[  FAILED  ]", name);
-    fflush(stdout);
-}
+#define KMP_TEST "kmp_waits"
+#include "kmp_check.h"
 
 static void pause_us(long us)
 {
@@ -406,18 +388,11 @@ static void proxy(void)
 
 int main(void)
 {
-    if (omp_get_max_threads() != 4) {
-        fprintf(stderr, "kmp_waits: run with OMP_NUM_THREADS=4\n");
+    if (!check_threads())
         return 2;
-    }
     run_part("test_doacross", doacross);
     run_part("test_task_reductions", task_reductions);
     run_part("test_detached", detached);
     run_part("test_proxy", proxy);
-    if (failures != 0) {
-        fprintf(stderr, "kmp_waits: %d checks failed\n", failures);
-        return 1;
-    }
-    printf("kmp_waits: every construct right\n");
-    return 0;
+    return check_end();
 }
