@@ -1,8 +1,9 @@
 /*
  * Internal: LLVM's OpenMP ABI (the __kmpc_ entry points clang emits; omp.md,
  * "The __kmpc_ door"), a second front door onto the teams, work shares,
- * tasks and waits the GOMP_ entry points use.  The layouts are clang's
- * (tests/omp/kmp_layout.c checks them against clang's own use).  Never
+ * tasks and waits the GOMP_ entry points use.  The layouts are clang's:
+ * the door's tests, built by clang (tests/omp/kmp_door.c, kmp_waits.c,
+ * kmp_private.c, kmp_cxx.cpp), use each through clang's own code.  Never
  * installed.
  */
 #ifndef SPOOL_OMP_KMP_ABI_H
