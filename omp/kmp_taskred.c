@@ -342,9 +342,10 @@ SPOOL_OMP_API void *__kmpc_task_reduction_get_th_data(int32_t gtid, void *tg, vo
     }
     for (; r != NULL; r = r->parent) {
         red_shared_t *sh = r->sh;
-        if (sh == NULL)
-            return data; /* a team of one */
-        for (unsigned i = 0; i < r->num; i++) {
+        for (unsigned i = 0; sh == NULL && i < r->num; i++)
+            if (data == r->shar[i])
+                return data; /* a registration of a team of one: the item itself */
+        for (unsigned i = 0; sh != NULL && i < r->num; i++) {
             red_item_t *it = &sh->items[i];
             bool found = data == r->shar[i];
             if (!found && !it->lazy)
@@ -354,8 +355,13 @@ SPOOL_OMP_API void *__kmpc_task_reduction_get_th_data(int32_t gtid, void *tg, vo
                 found = atomic_load_explicit(&it->slots[j], memory_order_relaxed) == data;
             if (!found)
                 continue;
-            unsigned id = thr->ts.id;
-            if (thr->ts.team != sh->team || id >= sh->nth)
+            /* The thread's place in the reduction's team, also from inside
+             * regions it opened since (as their thread 0). */
+            const spool__omp_ts_t *ts = &thr->ts;
+            while (ts->team != sh->team && ts->team != NULL && ts->id == 0)
+                ts = &ts->team->prev_ts;
+            unsigned id = ts->id;
+            if (ts->team != sh->team || id >= sh->nth)
                 spool__omp_fatal("__kmpc_task_reduction_get_th_data: a thread outside the "
                                  "reduction's team");
             if (!it->lazy)
@@ -371,6 +377,9 @@ SPOOL_OMP_API void *__kmpc_task_reduction_get_th_data(int32_t gtid, void *tg, vo
             return copy;
         }
     }
+    /* A team of one has no copies (libomp's rule too). */
+    if (thr->ts.team == NULL || thr->ts.team->nthreads == 1)
+        return data;
     spool__omp_fatal("__kmpc_task_reduction_get_th_data: %p is no item of an enclosing "
                      "task reduction",
                      data);

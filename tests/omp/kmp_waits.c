@@ -231,6 +231,25 @@ static void task_reductions(void)
     }
     CHECK(q == 100 + 4950 + 10);
 
+    /* A task inside a region of one that the taskgroup's thread opened
+     * adds to the enclosing reduction through its own copy. */
+    long nest = 0;
+#pragma omp parallel
+#pragma omp single
+#pragma omp taskgroup task_reduction(+ : nest)
+    {
+        for (int k = 0; k < 8; k++) {
+#pragma omp task in_reduction(+ : nest)
+            nest += 1;
+        }
+#pragma omp parallel num_threads(1)
+        {
+#pragma omp task in_reduction(+ : nest)
+            nest += 100;
+        }
+    }
+    CHECK(nest == 108);
+
     /* A team of one. */
     long one = 0;
 #pragma omp parallel num_threads(1)
