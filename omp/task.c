@@ -88,9 +88,6 @@ void spool__omp_node_free_slow(spool__omp_tnode_t *n)
     free(n);
 }
 
-#define node_alloc spool__omp_node_alloc
-#define node_free spool__omp_node_free
-
 /* A task's parent gains a child node: its refs, and a deferred child's
  * count too; a root's first held ref counts it in its team's barrier
  * (a team's implicit task with descendants alive). */
@@ -134,7 +131,7 @@ static void node_drop(spool__omp_tnode_t *n, unsigned long long delta, unsigned 
         if (refs != 0)
             return;
         spool__omp_tnode_t *p = n->holds_parent ? n->parent : NULL;
-        node_free(n);
+        spool__omp_node_free(n);
         if (p == NULL)
             return;
         n = p;
@@ -208,7 +205,7 @@ static spool__omp_tnode_t *materialize(spool__omp_tnode_t *stub)
     spool__omp_tnode_t *p = stub->parent;
     if (p->lazy)
         p = materialize(p);
-    spool__omp_tnode_t *h = node_alloc(sizeof *h);
+    spool__omp_tnode_t *h = spool__omp_node_alloc(sizeof *h);
     unsigned char size_class = h->size_class;
     spool__omp_node_init(h, p, stub->team, &stub->base.icv);
     h->size_class = size_class;
@@ -258,7 +255,7 @@ static void complete(spool__omp_tnode_t *n, unsigned self)
      * none can come (its body is over): freed at once, one drop of the
      * parent for both its counts. */
     if (atomic_load_explicit(&n->count, memory_order_acquire) == 1) {
-        node_free(n);
+        spool__omp_node_free(n);
         node_drop(p, SPOOL_OMP_CHILD_ONE | 1, self);
         return;
     }
@@ -300,7 +297,7 @@ void spool__omp_task_run(spool__omp_thread_t *thr, spool__omp_tnode_t *n, unsign
 static void heap_end(spool__omp_thread_t *thr, spool__omp_tnode_t *h)
 {
     if (!h->holds_parent) {
-        node_free(h);
+        spool__omp_node_free(h);
         return;
     }
     node_drop(h, 1, thr->ts.team == h->team ? thr->ts.id : UINT_MAX);
@@ -502,7 +499,7 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
     }
     size_t bytes = sizeof(spool__omp_tnode_t) + (size_t)size + (size_t)align - 1;
     bool copy = p.defer || cpyfn != NULL || first != NULL;
-    spool__omp_tnode_t *n = node_alloc(copy ? bytes : sizeof(spool__omp_tnode_t));
+    spool__omp_tnode_t *n = spool__omp_node_alloc(copy ? bytes : sizeof(spool__omp_tnode_t));
     n->data = data;
     if (copy) {
         n->data = spool__omp_block_of(n, (size_t)align);
@@ -518,15 +515,17 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
 
 /* ---- the __kmpc_ door's tasks ------------------------------------------------------------ */
 
-bool spool__omp_task_included(spool__omp_tnode_t *n, void (*fn)(void *), bool final)
+bool spool__omp_task_included(spool__omp_tnode_t *n, void (*fn)(void *), bool if_clause,
+                              bool final)
 {
     spool__omp_thread_t *thr = spool__omp_thread();
     spool__omp_tnode_t *parent = spool__omp_task_current_any(thr);
     spool__omp_team_t *team = thr->ts.team;
-    if (!parent->final && team != NULL && team->nthreads > 1 && defer_room(team, thr->ts.id))
+    if (if_clause && !parent->final && team != NULL && team->nthreads > 1 &&
+        defer_room(team, thr->ts.id))
         return false;
     run_included(thr, parent, parent->final || final, fn, n->data, false);
-    node_free(n);
+    spool__omp_node_free(n);
     return true;
 }
 
@@ -534,24 +533,15 @@ void spool__omp_task_submit(spool__omp_tnode_t *n, void (*fn)(void *), bool if_c
                             unsigned flags, void **depend, int priority)
 {
     /* Included, as GOMP_task's inline case: its node is only memory. */
-    if (__builtin_expect(depend == NULL && !(flags & SPOOL_OMP_TASK_DETACH), 1)) {
-        spool__omp_thread_t *thr = spool__omp_thread();
-        spool__omp_tnode_t *parent = spool__omp_task_current_any(thr);
-        spool__omp_team_t *team = thr->ts.team;
-        if (!if_clause || parent->final || team == NULL || team->nthreads == 1 ||
-            !defer_room(team, thr->ts.id)) {
-            run_included(thr, parent, parent->final || (flags & SPOOL_OMP_TASK_FINAL), fn, n->data,
-                         false);
-            node_free(n);
-            return;
-        }
-    }
+    if (__builtin_expect(depend == NULL && !(flags & SPOOL_OMP_TASK_DETACH), 1) &&
+        spool__omp_task_included(n, fn, if_clause, flags & SPOOL_OMP_TASK_FINAL))
+        return;
     /* A detached task's handle is its node, given out already (launch's
      * write in the block's first word is the door's node: kmp_task.c). */
     omp_event_handle_t handle;
     plan_t p;
     if (!plan(&p, if_clause, flags, depend, &handle)) {
-        node_free(n);
+        spool__omp_node_free(n);
         return;
     }
     launch(&p, n, fn, false, flags, priority, &handle);
@@ -559,14 +549,16 @@ void spool__omp_task_submit(spool__omp_tnode_t *n, void (*fn)(void *), bool if_c
 
 void spool__omp_task_discard(spool__omp_tnode_t *n)
 {
-    node_free(n);
+    spool__omp_node_free(n);
 }
 
 void spool__omp_task_end_undeferred(spool__omp_tnode_t *n, spool__omp_task_t *saved,
                                     bool detached)
 {
     spool__omp_thread_t *thr = spool__omp_thread();
-    /* As run_at_once's detached task: the maker waits for the event. */
+    /* As run_at_once's detached task: the maker waits for the event.
+     * Acq_rel pairs with omp_fulfill_event's seq-cst decrement: the
+     * fulfiller's writes are seen. */
     if (detached && atomic_fetch_sub_explicit(&n->detach, 1, memory_order_acq_rel) != 1)
         wait_event(thr, n);
     thr->task = saved;
