@@ -144,7 +144,7 @@ SPOOL_OMP_API int32_t __kmpc_omp_task(spool__kmp_ident_t *loc, int32_t gtid,
     }
     /* A tied task without an event, included where GOMP_task's would be. */
     if (__builtin_expect((h->flags & SPOOL_KMP_TASK_TIED) && !h->detached, 1) &&
-        spool__omp_task_included(h->node, run_tied, true, h->flags & SPOOL_KMP_TASK_FINAL))
+        spool__omp_task_included(h->node, run_tied, h->flags & SPOOL_KMP_TASK_FINAL))
         return 0;
     int priority;
     unsigned flags = gomp_flags(h, new_task, &priority);

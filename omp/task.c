@@ -515,8 +515,8 @@ void spool__omp_task_make(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
 
 /* ---- the __kmpc_ door's tasks ------------------------------------------------------------ */
 
-bool spool__omp_task_included(spool__omp_tnode_t *n, void (*fn)(void *), bool if_clause,
-                              bool final)
+static inline __attribute__((always_inline)) bool
+run_if_included(spool__omp_tnode_t *n, void (*fn)(void *), bool if_clause, bool final)
 {
     spool__omp_thread_t *thr = spool__omp_thread();
     spool__omp_tnode_t *parent = spool__omp_task_current_any(thr);
@@ -529,12 +529,17 @@ bool spool__omp_task_included(spool__omp_tnode_t *n, void (*fn)(void *), bool if
     return true;
 }
 
+bool spool__omp_task_included(spool__omp_tnode_t *n, void (*fn)(void *), bool final)
+{
+    return run_if_included(n, fn, true, final);
+}
+
 void spool__omp_task_submit(spool__omp_tnode_t *n, void (*fn)(void *), bool if_clause,
                             unsigned flags, void **depend, int priority)
 {
     /* Included, as GOMP_task's inline case: its node is only memory. */
     if (__builtin_expect(depend == NULL && !(flags & SPOOL_OMP_TASK_DETACH), 1) &&
-        spool__omp_task_included(n, fn, if_clause, flags & SPOOL_OMP_TASK_FINAL))
+        run_if_included(n, fn, if_clause, flags & SPOOL_OMP_TASK_FINAL))
         return;
     /* A detached task's handle is its node, given out already (launch's
      * write in the block's first word is the door's node: kmp_task.c). */

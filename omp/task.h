@@ -243,10 +243,10 @@ spool__omp_task_alloc(size_t size, size_t align)
     n->deps = NULL; /* node_free reads it, launched or not */
     return n;
 }
-/* Runs a node's task (no dependences, no event) at once where GOMP_task
- * would include it and frees it; false where it would be deferred. */
-bool spool__omp_task_included(spool__omp_tnode_t *n, void (*fn)(void *), bool if_clause,
-                              bool final);
+/* Runs a node's task (if(1), no dependences, no event) at once where
+ * GOMP_task would include it and frees it; false where it would be
+ * deferred (spool__omp_task_submit's own first case). */
+bool spool__omp_task_included(spool__omp_tnode_t *n, void (*fn)(void *), bool final);
 void spool__omp_task_submit(spool__omp_tnode_t *n, void (*fn)(void *), bool if_clause,
                             unsigned flags, void **depend, int priority);
 void spool__omp_task_begin_undeferred(spool__omp_tnode_t *n, bool final, bool detached,
