@@ -200,8 +200,11 @@ static void member_main(void *arg)
     spool__omp_task_region_end(thr);
     thr->ts = saved;
     thr->task = saved_task;
-    if (m->lent)
+    if (m->lent) {
         spool__lend_return();
+        if (spool__omp_spin_count(team->nthreads) != 0)
+            spool__lend_linger();
+    }
     spool__omp_join_arrive(team);
 }
 

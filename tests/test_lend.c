@@ -10,7 +10,10 @@
 
 #include <cmocka.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
+
+#include "spool_broadcast.h"
 
 #include "scheduler/lend.h"
 #include "scheduler/pool.h"
@@ -153,12 +156,71 @@ static void test_park_outside_any_pool(void **state)
     spool__park_destroy(&park);
 }
 
+/* Lingering (lend.md, L6): a worker lent back to back learns to watch its
+ * dock after each lend; a broadcast, and the pool's destruction, still
+ * reach it while it lingers. */
+typedef struct linger_case {
+    spool_pool_t *pool;
+    atomic_int ended; /* lends that returned */
+    atomic_int broadcast_runs;
+} linger_case_t;
+
+static void lent_fn(void *arg)
+{
+    linger_case_t *c = arg;
+    spool__lend_return();
+    spool__lend_linger();
+    atomic_fetch_add(&c->ended, 1);
+}
+
+static void claimer(void *arg)
+{
+    linger_case_t *c = arg;
+    unsigned long rounds = test_iters("SPOOL_TEST_LINGER_ROUNDS", 200);
+    int expected = atomic_load(&c->ended);
+    for (unsigned long i = 0; i < rounds; i++) {
+        spool__lend_t rec;
+        spool__lend_init(&rec, lent_fn, c);
+        /* The other worker may still be on its way back to its dock. */
+        while (spool__lend(c->pool, 0, 1, &rec) == 0)
+            sched_yield();
+        expected++;
+        while (atomic_load(&c->ended) != expected)
+            sched_yield();
+    }
+}
+
+static void count_run(void *arg, unsigned index, unsigned count)
+{
+    (void)index;
+    (void)count;
+    linger_case_t *c = arg;
+    atomic_fetch_add(&c->broadcast_runs, 1);
+}
+
+static void test_linger_broadcast_and_destroy(void **state)
+{
+    (void)state;
+    linger_case_t c = {0};
+    spool_config_t config = {.num_threads = 2};
+    assert_int_equal(spool_pool_create(&config, &c.pool), 0);
+    assert_int_equal(spool_pool_install(c.pool, claimer, &c), 0);
+    /* The lent worker lingers now: a broadcast's run on it ends that. */
+    assert_int_equal(spool_pool_broadcast(c.pool, count_run, &c), 0);
+    assert_int_equal(atomic_load(&c.broadcast_runs), 2);
+    assert_int_equal(spool_pool_install(c.pool, claimer, &c), 0);
+    /* And the pool's destruction joins a lingering worker. */
+    assert_int_equal(spool_pool_destroy(c.pool), 0);
+    assert_int_equal(atomic_load(&c.ended), 2 * (int)test_iters("SPOOL_TEST_LINGER_ROUNDS", 200));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_park_set_from_outside),
         cmocka_unit_test(test_park_last_drop_by_setter),
         cmocka_unit_test(test_park_outside_any_pool),
+        cmocka_unit_test(test_linger_broadcast_and_destroy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -70,7 +70,16 @@ void spool__lend_return(void)
     if (w == NULL || w->index >= w->pool->num_threads ||
         atomic_load_explicit(&w->dock, memory_order_relaxed) != SPOOL__DOCK_BUSY)
         spool__abort("spool__lend_return: not called by a lent worker");
+    w->lend_end = 0;
     spool__dock_open(&w->dock);
+}
+
+void spool__lend_linger(void)
+{
+    spool__worker_t *w = spool__current_worker();
+    if (w == NULL || w->index >= w->pool->num_threads)
+        spool__abort("spool__lend_linger: not called by a lent worker");
+    w->lend_end = spool__ticks();
 }
 
 spool_pool_t *spool__current_pool(void)

@@ -61,6 +61,11 @@ SPOOL_API unsigned spool__lend(spool_pool_t *pool, unsigned first, unsigned max,
  * end) find the worker idle at once. */
 SPOOL_API void spool__lend_return(void);
 
+/* Called by a lent worker inside its fn after spool__lend_return: after fn
+ * returns it watches its dock for a while before it searches (lend.md,
+ * L6), since its next claim comes soon (a team's next region). */
+SPOOL_API void spool__lend_linger(void);
+
 /* The calling thread's pool if it is a worker (or the caller slot's
  * holder), else NULL; and its index in it, else -1. */
 SPOOL_API spool_pool_t *spool__current_pool(void);

@@ -6,6 +6,7 @@
 
 #include "scheduler/pool.h"
 #include "scheduler/worker.h"
+#include "platform/spin.h"
 
 /* ---- contexts of taken jobs ------------------------------------------------- */
 
@@ -485,6 +486,35 @@ void spool__wait_recorded_cold(spool__worker_t *w, spool__core_latch_t *latch, v
     spool__wait_until_cold(w, latch);
 }
 
+/* After a lend that asked to linger: the worker watches its dock, pausing,
+ * until a claim comes, its linger has passed since the lend's end, or work
+ * is posted where only a search looks (lend.md, L6).  It stays counted
+ * busy meanwhile: a poster wakes sleepers as if it ran a job. */
+static void linger(spool__worker_t *w)
+{
+    uint64_t until = w->lend_end + w->linger;
+    for (unsigned i = 1;; i++) {
+        /* Relaxed: the loop's spool__dock_take reads the claim again with
+         * acquire. */
+        if (spool__dock_claimed(atomic_load_explicit(&w->dock, memory_order_relaxed)))
+            return;
+        if (i % 16 == 0 && (spool__ticks() >= until || spool__core_latch_probe(&w->terminate) ||
+                            posted_work(w)))
+            return;
+        spool__spin_round(i);
+    }
+}
+
+/* A claim was taken: the worker's next linger follows how soon it came
+ * after the last lend's end, as a searcher's keep does (sleep.h). */
+static void linger_learn(spool__worker_t *w)
+{
+    if (w->lend_end != 0)
+        w->linger = spool__sleep_next_keep(w->linger, spool__ticks() - w->lend_end,
+                                           w->pool->sleep.keep_max);
+    w->lend_end = 0;
+}
+
 void spool__serve(spool__worker_t *w)
 {
     spool__filter_t f = spool__filter_here(w, false);
@@ -492,6 +522,8 @@ void spool__serve(spool__worker_t *w)
     while (!spool__core_latch_probe(&w->terminate)) {
         spool__taken_t t;
         spool__job_t *lent = NULL, *job = NULL;
+        if (!counted && w->lend_end != 0 && w->linger != 0)
+            linger(w);
         /* Its dock first: after a lend returns it may be claimed already
          * (lend.md, L3); while jobs keep coming it is BUSY. */
         if (!counted && (job = spool__dock_take(&w->dock)) != NULL)
@@ -501,9 +533,15 @@ void spool__serve(spool__worker_t *w)
         else if ((job = search(w, f, &w->terminate, &t, counted, &lent)) == NULL)
             return;
         counted = false;
+        if (t.from == SPOOL__FROM_LENT)
+            linger_learn(w);
+        else
+            w->lend_end = 0; /* a job between two claims: no gap to learn */
         spool__run_taken(w, job, t);
-        if (SPOOL__UNLIKELY(lent != NULL))
+        if (SPOOL__UNLIKELY(lent != NULL)) {
+            linger_learn(w);
             spool__run_taken(w, lent, (spool__taken_t){SPOOL__FROM_LENT, false});
+        }
     }
 }
 

@@ -82,6 +82,11 @@ typedef struct spool__worker {
      * level, a lend record once a layer above claimed it, else BUSY; the
      * caller slot's stays BUSY. */
     _Atomic(uintptr_t) dock;
+    /* When its last lend returned asking it to linger (spool__ticks; 0:
+     * none since), and how long it lingers after one: learned from how
+     * soon its next claim came (lend.md, L6).  This worker's only. */
+    uint64_t lend_end;
+    uint64_t linger;
     /* The caller slot's worker: its holder entered a context on arrival
      * (caller.c), to leave when it goes. */
     bool caller_entered;
