@@ -19,11 +19,19 @@
 
 void spool__omp_barrier_init(spool__omp_barrier_t *b)
 {
-    atomic_store_explicit(&b->state, 0, memory_order_relaxed);
-    atomic_store_explicit(&b->gen, 0, memory_order_relaxed);
-    atomic_store_explicit(&b->sleepers, 0, memory_order_relaxed);
-    atomic_store_explicit(&b->idle, 0, memory_order_relaxed);
-    atomic_store_explicit(&b->cancelled, false, memory_order_relaxed);
+    /* Relaxed, and only what changed: at a region's start nobody else
+     * touches the barrier, and lines left alike stay in the members'
+     * caches (omp.md, "Teams"). */
+    if (atomic_load_explicit(&b->state, memory_order_relaxed) != 0)
+        atomic_store_explicit(&b->state, 0, memory_order_relaxed);
+    if (atomic_load_explicit(&b->gen, memory_order_relaxed) != 0)
+        atomic_store_explicit(&b->gen, 0, memory_order_relaxed);
+    if (atomic_load_explicit(&b->sleepers, memory_order_relaxed) != 0)
+        atomic_store_explicit(&b->sleepers, 0, memory_order_relaxed);
+    if (atomic_load_explicit(&b->idle, memory_order_relaxed) != 0)
+        atomic_store_explicit(&b->idle, 0, memory_order_relaxed);
+    if (atomic_load_explicit(&b->cancelled, memory_order_relaxed))
+        atomic_store_explicit(&b->cancelled, false, memory_order_relaxed);
 }
 
 unsigned long spool__omp_spin_count(unsigned n)

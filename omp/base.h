@@ -22,6 +22,15 @@
 #define SPOOL_OMP_LINE 64
 #define SPOOL_OMP_ALIGNED _Alignas(SPOOL_OMP_LINE)
 
+/* Stores v in lv unless lv holds it already: a line that another thread
+ * reads next and nobody changed stays valid in its cache (a region's
+ * set-up, team.c).  For fields no other thread writes meanwhile. */
+#define SPOOL_OMP_SET(lv, v)                                                                      \
+    do {                                                                                          \
+        if ((lv) != (v))                                                                          \
+            (lv) = (v);                                                                           \
+    } while (0)
+
 /* gcc's schedule kinds (omp.h's omp_sched_t, and the ABI's 0 for runtime). */
 enum {
     SPOOL_OMP_SCHED_RUNTIME = 0,

@@ -210,14 +210,20 @@ static void member_main(void *arg)
 
 /* ---- the region ------------------------------------------------------------------- */
 
+/* Member id's state as its implicit task starts.  Only what changed is
+ * stored: the member's lines, set up alike region after region, stay in
+ * the cache of the thread that reads them next (omp.md, "Teams"). */
 static void init_member(spool__omp_team_t *team, unsigned id, const spool__omp_icv_t *icv)
 {
     spool__omp_member_t *m = &team->members[id];
-    m->team = team;
-    m->id = id;
-    m->lent = false;
-    m->task.icv = *icv;
-    atomic_store_explicit(&m->parked, 0, memory_order_relaxed);
+    if (m->team != team)
+        m->team = team;
+    if (m->id != id)
+        m->id = id;
+    if (memcmp(&m->task.icv, icv, sizeof *icv) != 0)
+        m->task.icv = *icv;
+    if (atomic_load_explicit(&m->parked, memory_order_relaxed) != 0)
+        atomic_store_explicit(&m->parked, 0, memory_order_relaxed);
 }
 
 unsigned spool__omp_team_start(void (*fn)(void *), void *data, unsigned specified, unsigned flags,
@@ -228,17 +234,23 @@ unsigned spool__omp_team_start(void (*fn)(void *), void *data, unsigned specifie
     unsigned counted;
     unsigned nthreads = resolve(thr, specified, &counted);
     spool__omp_team_t *team = team_get(thr, nthreads);
-    team->fn = fn;
-    team->data = data;
-    team->prev_ts = thr->ts;
-    team->prev_task = thr->task;
-    team->team_num = thr->ts.team_num;
-    team->num_teams = thr->ts.num_teams;
-    team->def_allocator = thr->ts.def_allocator;
-    team->level = thr->ts.level + 1;
+    /* Only what changed is stored, here and in what follows: a region
+     * set up as the last one leaves its members' copies of the team's
+     * lines valid, and they read them right after their claim. */
+    SPOOL_OMP_SET(team->fn, fn);
+    SPOOL_OMP_SET(team->data, data);
+    if (memcmp(&team->prev_ts, &thr->ts, sizeof thr->ts) != 0)
+        team->prev_ts = thr->ts;
+    SPOOL_OMP_SET(team->prev_task, thr->task);
+    SPOOL_OMP_SET(team->team_num, thr->ts.team_num);
+    SPOOL_OMP_SET(team->num_teams, thr->ts.num_teams);
+    SPOOL_OMP_SET(team->def_allocator, thr->ts.def_allocator);
+    SPOOL_OMP_SET(team->level, thr->ts.level + 1);
     atomic_store_explicit(&team->go, 0, memory_order_relaxed);
-    atomic_store_explicit(&team->single_count, 0, memory_order_relaxed);
-    atomic_store_explicit(&team->ws_cancelled, false, memory_order_relaxed);
+    if (atomic_load_explicit(&team->single_count, memory_order_relaxed) != 0)
+        atomic_store_explicit(&team->single_count, 0, memory_order_relaxed);
+    if (atomic_load_explicit(&team->ws_cancelled, memory_order_relaxed))
+        atomic_store_explicit(&team->ws_cancelled, false, memory_order_relaxed);
     spool__omp_barrier_init(&team->bar);
     spool__omp_ws_reset(team);
     /* The implicit tasks' ICVs: the encountering task's, nthreads-var from
@@ -253,6 +265,8 @@ unsigned spool__omp_team_start(void (*fn)(void *), void *data, unsigned specifie
     if (icv.bind != 0 && (flags & 7) != 0)
         icv.bind = (int)(flags & 7);
     init_member(team, 0, &icv);
+    if (team->members[0].lent)
+        team->members[0].lent = false;
     unsigned n = 1;
     if (nthreads > 1) {
         spool_pool_t *pool = spool__omp_pool();
@@ -267,9 +281,10 @@ unsigned spool__omp_team_start(void (*fn)(void *), void *data, unsigned specifie
             int self = spool_current_thread_index();
             unsigned first = self >= 0 ? (unsigned)self + 1 : 0;
             n += spool__lend(pool, first, nthreads - 1, team->lends);
-            for (unsigned id = 1; id < n; id++)
-                team->members[id].lent = true;
         }
+        for (unsigned id = 1; id < nthreads; id++)
+            if (team->members[id].lent != (id < n))
+                team->members[id].lent = id < n;
         if (n < nthreads && !dynamic) {
             /* dyn-var false: the team has every thread it asked for, from
              * threads of the library's own where the pool has none idle,
@@ -285,10 +300,10 @@ unsigned spool__omp_team_start(void (*fn)(void *), void *data, unsigned specifie
         atomic_fetch_sub_explicit(&threads_busy, counted - (n - 1), memory_order_relaxed);
         counted = n - 1;
     }
-    team->busy_counted = counted;
-    team->nthreads = n;
-    team->active_level = thr->ts.active_level + (n > 1);
-    team->combined = ws0 != NULL;
+    SPOOL_OMP_SET(team->busy_counted, counted);
+    SPOOL_OMP_SET(team->nthreads, n);
+    SPOOL_OMP_SET(team->active_level, thr->ts.active_level + (n > 1));
+    SPOOL_OMP_SET(team->combined, ws0 != NULL);
     if (ws0 != NULL) {
         /* Construct 0 set up before anyone runs (a combined parallel
          * loop or sections): every thread starts inside it. */

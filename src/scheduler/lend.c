@@ -29,9 +29,14 @@ SPOOL__JOB_KIND_ROW(kind_lend);
 
 void spool__lend_init(spool__lend_t *l, void (*fn)(void *arg), void *arg)
 {
-    l->job.execute = lend_execute;
-    l->fn = fn;
-    l->arg = arg;
+    /* Only what changed: a record set up alike region after region stays
+     * in its worker's cache, which reads it right after the claim. */
+    if (l->job.execute != lend_execute)
+        l->job.execute = lend_execute;
+    if (l->fn != fn)
+        l->fn = fn;
+    if (l->arg != arg)
+        l->arg = arg;
 }
 
 /* ---- claiming ---------------------------------------------------------------- */
@@ -46,7 +51,8 @@ unsigned spool__lend(spool_pool_t *pool, unsigned first, unsigned max, spool__le
         spool__worker_t *w = &pool->workers[(first + k) % n];
         if (w == self)
             continue;
-        recs[claimed].worker = w->index;
+        if (recs[claimed].worker != w->index)
+            recs[claimed].worker = w->index;
         if (spool__dock_claim(&w->dock, &recs[claimed].job))
             claimed++;
     }
