@@ -24,14 +24,15 @@ void spool__omp_barrier_init(spool__omp_barrier_t *b)
      * caches (omp.md, "Teams"). */
     if (atomic_load_explicit(&b->state, memory_order_relaxed) != 0)
         atomic_store_explicit(&b->state, 0, memory_order_relaxed);
-    if (atomic_load_explicit(&b->gen, memory_order_relaxed) != 0)
+    if ((atomic_load_explicit(&b->gen, memory_order_relaxed) |
+         atomic_load_explicit(&b->sleepers, memory_order_relaxed) |
+         atomic_load_explicit(&b->idle, memory_order_relaxed) |
+         (unsigned)atomic_load_explicit(&b->cancelled, memory_order_relaxed)) != 0) {
         atomic_store_explicit(&b->gen, 0, memory_order_relaxed);
-    if (atomic_load_explicit(&b->sleepers, memory_order_relaxed) != 0)
         atomic_store_explicit(&b->sleepers, 0, memory_order_relaxed);
-    if (atomic_load_explicit(&b->idle, memory_order_relaxed) != 0)
         atomic_store_explicit(&b->idle, 0, memory_order_relaxed);
-    if (atomic_load_explicit(&b->cancelled, memory_order_relaxed))
         atomic_store_explicit(&b->cancelled, false, memory_order_relaxed);
+    }
 }
 
 unsigned long spool__omp_spin_count(unsigned n)

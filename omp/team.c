@@ -216,11 +216,10 @@ static void member_main(void *arg)
 static void init_member(spool__omp_team_t *team, unsigned id, const spool__omp_icv_t *icv)
 {
     spool__omp_member_t *m = &team->members[id];
-    if (m->team != team)
-        m->team = team;
-    if (m->id != id)
-        m->id = id;
-    if (memcmp(&m->task.icv, icv, sizeof *icv) != 0)
+    SPOOL_OMP_SET(m->team, team);
+    SPOOL_OMP_SET(m->id, id);
+    /* Member 0's ICVs are thread 0's to read. */
+    if (id == 0 || memcmp(&m->task.icv, icv, sizeof *icv) != 0)
         m->task.icv = *icv;
     if (atomic_load_explicit(&m->parked, memory_order_relaxed) != 0)
         atomic_store_explicit(&m->parked, 0, memory_order_relaxed);
@@ -239,9 +238,8 @@ unsigned spool__omp_team_start(void (*fn)(void *), void *data, unsigned specifie
      * lines valid, and they read them right after their claim. */
     SPOOL_OMP_SET(team->fn, fn);
     SPOOL_OMP_SET(team->data, data);
-    if (memcmp(&team->prev_ts, &thr->ts, sizeof thr->ts) != 0)
-        team->prev_ts = thr->ts;
-    SPOOL_OMP_SET(team->prev_task, thr->task);
+    team->prev_ts = thr->ts;
+    team->prev_task = thr->task;
     SPOOL_OMP_SET(team->team_num, thr->ts.team_num);
     SPOOL_OMP_SET(team->num_teams, thr->ts.num_teams);
     SPOOL_OMP_SET(team->def_allocator, thr->ts.def_allocator);

@@ -60,10 +60,8 @@ struct spool__omp_team {
     unsigned level, active_level;
     void (*fn)(void *);
     void *data;
-    spool__omp_ts_t prev_ts;       /* thread 0's state before the region */
     unsigned team_num, num_teams;  /* the teams construct around it (ts) */
     uintptr_t def_allocator;       /* thread 0's def-allocator-var (ts) */
-    spool__omp_task_t *prev_task;
     /* Set once nthreads is final: a lent worker reads nothing before. */
     _Atomic int go;
     bool combined; /* every thread starts inside construct 0 */
@@ -81,6 +79,10 @@ struct spool__omp_team {
     spool__lend_t *lends;          /* lends[k - 1]: member k's, when lent */
     struct spool__omp_reserve **reserves; /* member k's reserve thread, if bound */
     struct spool__omp_tasking *tasking; /* its explicit tasks (task.h) */
+    /* Thread 0's state before the region: on lines the members do not
+     * read as they start, since thread 0 rewrites it each region. */
+    SPOOL_OMP_ALIGNED spool__omp_ts_t prev_ts;
+    spool__omp_task_t *prev_task;
 };
 
 #define SPOOL_OMP_JOIN_PARKED 0x80000000u

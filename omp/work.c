@@ -15,18 +15,20 @@
 
 void spool__omp_ws_reset(spool__omp_team_t *team)
 {
-    /* Only what changed (team.c): nobody else touches the ring at a
+    /* A slot still at its reset gen was not entered since (an entry
+     * always changes gen, and gen never comes back): the rest of it is as
+     * reset too, and left alone, so that its line stays valid in the
+     * members' caches (team.c).  Nobody else touches the ring at a
      * region's start. */
     for (unsigned i = 0; i < SPOOL_OMP_RING; i++) {
         spool__omp_ws_t *ws = &team->ring[i];
-        if (atomic_load_explicit(&ws->gen, memory_order_relaxed) != 2ul * i)
-            atomic_store_explicit(&ws->gen, 2ul * i, memory_order_relaxed);
-        if (atomic_load_explicit(&ws->ready, memory_order_relaxed) != 0)
-            atomic_store_explicit(&ws->ready, 0, memory_order_relaxed);
-        if (atomic_load_explicit(&ws->left, memory_order_relaxed) != 0)
-            atomic_store_explicit(&ws->left, 0, memory_order_relaxed);
-        SPOOL_OMP_SET(ws->mem, NULL);
-        SPOOL_OMP_SET(ws->doacross, NULL);
+        if (atomic_load_explicit(&ws->gen, memory_order_relaxed) == 2ul * i)
+            continue;
+        atomic_store_explicit(&ws->gen, 2ul * i, memory_order_relaxed);
+        atomic_store_explicit(&ws->ready, 0, memory_order_relaxed);
+        atomic_store_explicit(&ws->left, 0, memory_order_relaxed);
+        ws->mem = NULL;
+        ws->doacross = NULL;
     }
 }
 
