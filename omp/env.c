@@ -457,7 +457,7 @@ static void configure_global_pool(void)
     spool_config_t config = SPOOL_CONFIG_INIT;
     config.num_threads = want > 1 ? (unsigned)(want - 1) : 1;
     config.stack_size = e->stack_size;
-    int err = spool_global_init(&config);
+    int err = spool__global_init_team(&config);
     if (err != 0 && err != EALREADY)
         spool__omp_warn("cannot start a pool of %u workers (%s); regions run on one thread",
                         config.num_threads, spool_strerror(err));

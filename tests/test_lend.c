@@ -15,6 +15,8 @@
 
 #include "spool_broadcast.h"
 
+#include "platform/places.h"
+#include "platform/tuning.h"
 #include "scheduler/lend.h"
 #include "scheduler/pool.h"
 #include "test_util.h"
@@ -214,6 +216,30 @@ static void test_linger_broadcast_and_destroy(void **state)
     assert_int_equal(atomic_load(&c.ended), 2 * (int)test_iters("SPOOL_TEST_LINGER_ROUNDS", 200));
 }
 
+/* A pool whose creator runs beside its workers counts it: with as many
+ * workers as CPUs it has more threads than CPUs, and its searchers
+ * neither spin nor keep looking; the next pool the thread creates does
+ * not count it. */
+static void test_creator_counts(void **state)
+{
+    (void)state;
+    unsigned cpus = spool__places_cpu_count();
+    spool_config_t config = {.num_threads = cpus > 0 ? cpus : 1};
+    spool_pool_t *pool;
+    spool__pool_creator_runs(1);
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    spool__pool_creator_runs(0);
+    if (cpus > 0) {
+        assert_int_equal(pool->sleep.spin_rounds, 0);
+        assert_int_equal(pool->sleep.keep_max, 0);
+    }
+    assert_int_equal(spool_pool_destroy(pool), 0);
+    assert_int_equal(spool_pool_create(&config, &pool), 0);
+    assert_int_equal(pool->sleep.spin_rounds, spool__tuning.spin_rounds);
+    assert_int_equal(pool->sleep.keep_max, spool__tuning.keep_max);
+    assert_int_equal(spool_pool_destroy(pool), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -221,6 +247,7 @@ int main(void)
         cmocka_unit_test(test_park_last_drop_by_setter),
         cmocka_unit_test(test_park_outside_any_pool),
         cmocka_unit_test(test_linger_broadcast_and_destroy),
+        cmocka_unit_test(test_creator_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

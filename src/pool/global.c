@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "scheduler/lend.h"
 #include "scheduler/pool.h"
 #include "scheduler/worker.h"
 
@@ -108,6 +109,14 @@ spool_pool_t *spool__global_pool(void)
     }
     pthread_mutex_unlock(&global_lock);
     return pool;
+}
+
+int spool__global_init_team(const spool_config_t *config)
+{
+    spool__pool_creator_runs(1);
+    int err = spool_global_init(config);
+    spool__pool_creator_runs(0);
+    return err;
 }
 
 int spool_global_init(const spool_config_t *config)

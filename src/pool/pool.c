@@ -186,6 +186,16 @@ int spool__test_fail_pool_step(int nth)
  * without running it when a test makes this step fail (test_hooks.h). */
 #define STEP(expr) (spool__test_countdown_hit(&fail_pool_step) ? ENOMEM : (expr))
 
+/* Threads that run beside the workers of the next pool this thread
+ * creates, counted when the pool decides whether it has more threads than
+ * CPUs (spool__global_init_team). */
+static _Thread_local unsigned creator_runs;
+
+void spool__pool_creator_runs(unsigned n)
+{
+    creator_runs = n;
+}
+
 static int pool_new(const spool_config_t *config, unsigned n, bool lend_slot, bool env_places,
                     spool_pool_t **out)
 {
@@ -198,7 +208,7 @@ static int pool_new(const spool_config_t *config, unsigned n, bool lend_slot, bo
     int err;
     if ((err = STEP(spool__sleep_init(&pool->sleep, n + 1, n))) != 0)
         goto no_sleep;
-    spool__sleep_set_rounds(&pool->sleep, n, spool__places_cpu_count());
+    spool__sleep_set_rounds(&pool->sleep, n + creator_runs, spool__places_cpu_count());
     spool__sleep_set_keeper(&pool->sleep, keep_sleep, release_sleep, pool);
     if ((err = STEP(spool__injector_init(&pool->injector))) != 0)
         goto no_injector;

@@ -70,6 +70,14 @@ SPOOL_API void spool__lend_linger(void);
  * holder), else NULL; and its index in it, else -1. */
 SPOOL_API spool_pool_t *spool__current_pool(void);
 
+/* As spool_global_init, for a pool whose creating thread keeps running
+ * beside its workers (an OpenMP team's thread 0, for which a team of n
+ * takes n - 1 workers): the pool counts that thread when it decides
+ * whether it has more threads than CPUs, whose idle workers sleep at once
+ * rather than spin and keep looking (sleep.md).  Returns as
+ * spool_global_init. */
+SPOOL_API int spool__global_init_team(const spool_config_t *config);
+
 /* The global pool, started if need be; NULL if it cannot be started. */
 SPOOL_API spool_pool_t *spool__global_pool_get(void);
 

@@ -97,6 +97,10 @@ static inline int spool__pool_check_fork(const spool_pool_t *pool)
 /* spool_pool_create; lend_slot: outside callers may take part in the
  * pool's work (caller.h; the global pool). */
 int spool__pool_create(const spool_config_t *config, bool lend_slot, spool_pool_t **out);
+/* The next pool the calling thread creates counts n threads beside its
+ * workers when it decides whether it has more threads than CPUs (its
+ * searchers then neither spin nor keep looking: sleep.c). */
+void spool__pool_creator_runs(unsigned n);
 /* The global pool of a first use, from the environment alone: a
  * SPOOL_PLACES that does not parse is reported (one line on stderr) and
  * ignored, so that a mistake there does not leave the program without a
