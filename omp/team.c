@@ -109,7 +109,7 @@ static spool__omp_team_t *team_get(spool__omp_thread_t *thr, unsigned n)
     spool__omp_team_t *t = aligned_alloc(SPOOL_OMP_LINE, sizeof *t);
     spool__omp_member_t *m =
         aligned_alloc(SPOOL_OMP_LINE, (size_t)cap * sizeof(spool__omp_member_t));
-    spool__lend_t *l = malloc((size_t)cap * sizeof(spool__lend_t));
+    spool__lend_t *l = calloc(cap, sizeof(spool__lend_t));
     spool__omp_reserve_t **r = calloc(cap, sizeof *r);
     if (t == NULL || m == NULL || l == NULL || r == NULL)
         spool__omp_fatal("out of memory for a team of %u threads", n);
