@@ -270,7 +270,10 @@ unsigned spool__omp_team_start(void (*fn)(void *), void *data, unsigned specifie
         spool_pool_t *pool = spool__omp_pool();
         for (unsigned id = 1; id < nthreads; id++) {
             init_member(team, id, &icv);
-            spool__lend_init(&team->lends[id - 1], member_main, &team->members[id]);
+            /* Set up once: a record left alike stays in its worker's
+             * cache, which reads it right after the claim. */
+            if (team->lends[id - 1].arg != &team->members[id])
+                spool__lend_init(&team->lends[id - 1], member_main, &team->members[id]);
         }
         if (pool != NULL) {
             /* The same workers region after region where they are idle (a

@@ -1,6 +1,8 @@
 /* Lending idle workers and parking in a pool: see lend.h and lend.md. */
 #include "scheduler/lend.h"
 
+#include <limits.h>
+
 #include "platform/places.h"
 #include "scheduler/worker.h"
 
@@ -29,14 +31,10 @@ SPOOL__JOB_KIND_ROW(kind_lend);
 
 void spool__lend_init(spool__lend_t *l, void (*fn)(void *arg), void *arg)
 {
-    /* Only what changed: a record set up alike region after region stays
-     * in its worker's cache, which reads it right after the claim. */
-    if (l->job.execute != lend_execute)
-        l->job.execute = lend_execute;
-    if (l->fn != fn)
-        l->fn = fn;
-    if (l->arg != arg)
-        l->arg = arg;
+    l->job.execute = lend_execute;
+    l->fn = fn;
+    l->arg = arg;
+    l->worker = UINT_MAX; /* set by the claim */
 }
 
 /* ---- claiming ---------------------------------------------------------------- */
