@@ -22,8 +22,7 @@ void spool__omp_barrier_init(spool__omp_barrier_t *b)
     /* Relaxed, and only what changed: at a region's start nobody else
      * touches the barrier, and lines left alike stay in the members'
      * caches (omp.md, "Teams"). */
-    if (atomic_load_explicit(&b->state, memory_order_relaxed) != 0)
-        atomic_store_explicit(&b->state, 0, memory_order_relaxed);
+    SPOOL_OMP_SET_RELAXED(&b->state, 0);
     if ((atomic_load_explicit(&b->gen, memory_order_relaxed) |
          atomic_load_explicit(&b->sleepers, memory_order_relaxed) |
          atomic_load_explicit(&b->idle, memory_order_relaxed) |

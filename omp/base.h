@@ -31,6 +31,14 @@
             (lv) = (v);                                                                           \
     } while (0)
 
+/* The same for an atomic no other thread writes meanwhile: relaxed, as
+ * the region's set-up publishes nothing by it (team.go does). */
+#define SPOOL_OMP_SET_RELAXED(obj, v)                                                             \
+    do {                                                                                          \
+        if (atomic_load_explicit(obj, memory_order_relaxed) != (v))                               \
+            atomic_store_explicit(obj, v, memory_order_relaxed);                                  \
+    } while (0)
+
 /* gcc's schedule kinds (omp.h's omp_sched_t, and the ABI's 0 for runtime). */
 enum {
     SPOOL_OMP_SCHED_RUNTIME = 0,

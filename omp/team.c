@@ -221,8 +221,7 @@ static void init_member(spool__omp_team_t *team, unsigned id, const spool__omp_i
     /* Member 0's ICVs are thread 0's to read. */
     if (id == 0 || memcmp(&m->task.icv, icv, sizeof *icv) != 0)
         m->task.icv = *icv;
-    if (atomic_load_explicit(&m->parked, memory_order_relaxed) != 0)
-        atomic_store_explicit(&m->parked, 0, memory_order_relaxed);
+    SPOOL_OMP_SET_RELAXED(&m->parked, 0);
 }
 
 unsigned spool__omp_team_start(void (*fn)(void *), void *data, unsigned specified, unsigned flags,
@@ -245,10 +244,8 @@ unsigned spool__omp_team_start(void (*fn)(void *), void *data, unsigned specifie
     SPOOL_OMP_SET(team->def_allocator, thr->ts.def_allocator);
     SPOOL_OMP_SET(team->level, thr->ts.level + 1);
     atomic_store_explicit(&team->go, 0, memory_order_relaxed);
-    if (atomic_load_explicit(&team->single_count, memory_order_relaxed) != 0)
-        atomic_store_explicit(&team->single_count, 0, memory_order_relaxed);
-    if (atomic_load_explicit(&team->ws_cancelled, memory_order_relaxed))
-        atomic_store_explicit(&team->ws_cancelled, false, memory_order_relaxed);
+    SPOOL_OMP_SET_RELAXED(&team->single_count, 0);
+    SPOOL_OMP_SET_RELAXED(&team->ws_cancelled, false);
     spool__omp_barrier_init(&team->bar);
     spool__omp_ws_reset(team);
     /* The implicit tasks' ICVs: the encountering task's, nthreads-var from
@@ -263,8 +260,7 @@ unsigned spool__omp_team_start(void (*fn)(void *), void *data, unsigned specifie
     if (icv.bind != 0 && (flags & 7) != 0)
         icv.bind = (int)(flags & 7);
     init_member(team, 0, &icv);
-    if (team->members[0].lent)
-        team->members[0].lent = false;
+    SPOOL_OMP_SET(team->members[0].lent, false);
     unsigned n = 1;
     if (nthreads > 1) {
         spool_pool_t *pool = spool__omp_pool();
@@ -283,9 +279,10 @@ unsigned spool__omp_team_start(void (*fn)(void *), void *data, unsigned specifie
             unsigned first = self >= 0 ? (unsigned)self + 1 : 0;
             n += spool__lend(pool, first, nthreads - 1, team->lends);
         }
+        /* Members 1 .. n - 1 run on lent workers; reserve threads (below)
+         * do not. */
         for (unsigned id = 1; id < nthreads; id++)
-            if (team->members[id].lent != (id < n))
-                team->members[id].lent = id < n;
+            SPOOL_OMP_SET(team->members[id].lent, id < n);
         if (n < nthreads && !dynamic) {
             /* dyn-var false: the team has every thread it asked for, from
              * threads of the library's own where the pool has none idle,

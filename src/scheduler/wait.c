@@ -533,10 +533,12 @@ void spool__serve(spool__worker_t *w)
         else if ((job = search(w, f, &w->terminate, &t, counted, &lent)) == NULL)
             return;
         counted = false;
-        if (t.from == SPOOL__FROM_LENT)
-            linger_learn(w);
-        else
-            w->lend_end = 0; /* a job between two claims: no gap to learn */
+        if (SPOOL__UNLIKELY(w->lend_end != 0)) {
+            if (t.from == SPOOL__FROM_LENT)
+                linger_learn(w);
+            else
+                w->lend_end = 0; /* a job between two claims: no gap to learn */
+        }
         spool__run_taken(w, job, t);
         if (SPOOL__UNLIKELY(lent != NULL)) {
             linger_learn(w);
